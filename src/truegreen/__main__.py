@@ -1,0 +1,3 @@
+from truegreen.cli import main
+
+raise SystemExit(main())

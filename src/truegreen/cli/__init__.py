@@ -1,0 +1,72 @@
+"""The ``truegreen`` command: argparse verbs over core/ and plugin/ functions.
+
+Nothing below :func:`main` prints an error or exits; errors travel up as
+:class:`~truegreen.core.errors.TruegreenError` and become one line here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import sys
+from collections.abc import Sequence
+from typing import Callable, Optional
+
+from truegreen import __version__
+from truegreen.core.errors import TruegreenError
+
+
+class Status(enum.IntEnum):
+    """Exit statuses shared by every verb."""
+
+    CLEAN = 0
+    FINDINGS = 1
+    USAGE = 2
+    DEADLINE = 124
+
+
+Verb = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so main() owns the exit status."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        from truegreen.core.errors import UsageError
+
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from truegreen.cli import demo, doctor
+
+    parser = _Parser(
+        prog="truegreen",
+        description="Make a green pytest run mean what it says.",
+        epilog="Start with: truegreen demo. Each verb has --help with an example.",
+    )
+    parser.add_argument("--version", action="version", version=f"truegreen {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    for module in (demo, doctor):
+        module.add_parser(verbs)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one verb; return its exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        verb: Optional[Verb] = getattr(args, "run", None)
+        if verb is None:
+            parser.print_help()
+            return Status.USAGE
+        return int(verb(args))
+    except TruegreenError as exc:
+        sys.stderr.write(f"truegreen: error: {exc}\n")
+        return exc.exit_status
+    except SystemExit as exc:  # --help and --version end here
+        return exc.code if isinstance(exc.code, int) else Status.CLEAN
+    except KeyboardInterrupt:
+        sys.stderr.write("truegreen: interrupted\n")
+        return 130

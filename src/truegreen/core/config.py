@@ -1,0 +1,334 @@
+"""The ``[tool.truegreen]`` table: its keys, their layers, and one frozen result.
+
+Layers, later wins: defaults < ``[tool.truegreen]`` < ``TRUEGREEN_*`` variables
+< flags (``--truegreen-set KEY=VALUE``). Every bad input becomes one
+:class:`ConfigError` line naming where it came from, the key, what was expected
+and what was found.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+from truegreen.core.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9 and 3.10 only
+    import tomli as tomllib
+
+ENV_PREFIX = "TRUEGREEN_"
+TABLE = "[tool.truegreen]"
+FLAG = "--truegreen-set"
+
+# A value in the table is one of these shapes.
+Value = Union[bool, str, tuple[str, ...], tuple[tuple[str, str], ...], None]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_CALLABLE_REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\Z")
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+PLACEHOLDERS = ("tmp", "home")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One key of the table: its kind, default and one-line meaning."""
+
+    key: str
+    kind: str  # "bool" | "text-or-false" | "names" | "prefixes" | "env-map" | "callables"
+    default: Value
+    help: str
+
+    @property
+    def attr(self) -> str:
+        return self.key.replace("-", "_")
+
+    @property
+    def env_name(self) -> str:
+        return ENV_PREFIX + self.key.replace("-", "_").upper()
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("enabled", "bool", True, "Turn the whole plugin on or off for this project."),
+    Option("hermetic", "bool", True, "Seal every test into the hermetic environment."),
+    Option(
+        "keep-env",
+        "names",
+        (),
+        "Variables the hermetic environment passes through untouched (credentials included).",
+    ),
+    Option("clear-env", "names", (), "Project-declared variables unset for every test."),
+    Option(
+        "clear-env-prefixes",
+        "prefixes",
+        (),
+        "Prefixes of project-declared variables unset for every test, e.g. MYAPP_.",
+    ),
+    Option(
+        "set-env",
+        "env-map",
+        (),
+        "Variables set for every test; {tmp} and {home} expand to the test's own directories.",
+    ),
+    Option("timezone", "text-or-false", "UTC", "TZ for every test; false leaves TZ as it is."),
+    Option(
+        "locale",
+        "text-or-false",
+        "C.UTF-8",
+        "LANG for every test (LC_ALL, LC_*, LANGUAGE unset); false leaves the locale as it is.",
+    ),
+    Option(
+        "term",
+        "text-or-false",
+        "dumb",
+        "TERM for every test (colour and size variables unset); false leaves them as they are.",
+    ),
+    Option(
+        "reset-caches",
+        "callables",
+        (),
+        "Callables ('pkg.module:function') called before every test to drop in-process caches.",
+    ),
+)
+OPTIONS_BY_KEY: Mapping[str, Option] = {o.key: o for o in OPTIONS}
+OPTIONS_BY_ENV: Mapping[str, Option] = {o.env_name: o for o in OPTIONS}
+
+_EXPECTED = {
+    "bool": "true or false",
+    "text-or-false": "a non-empty string or false",
+    "names": "a list of variable names",
+    "prefixes": "a list of non-empty variable-name prefixes",
+    "env-map": "a table of variable names to strings using only {tmp} and {home}",
+    "callables": "a list of 'pkg.module:callable' references",
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration: one frozen object for the whole run."""
+
+    enabled: bool = True
+    hermetic: bool = True
+    keep_env: tuple[str, ...] = ()
+    clear_env: tuple[str, ...] = ()
+    clear_env_prefixes: tuple[str, ...] = ()
+    set_env: tuple[tuple[str, str], ...] = ()
+    timezone: Optional[str] = "UTC"
+    locale: Optional[str] = "C.UTF-8"
+    term: Optional[str] = "dumb"
+    reset_caches: tuple[str, ...] = ()
+    # Where the table came from, and which layer decided each key.
+    source: Optional[Path] = None
+    layers: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def value(self, key: str) -> Value:
+        """The effective value of a kebab-case key."""
+        result: Value = getattr(self, OPTIONS_BY_KEY[key].attr)
+        return result
+
+
+def _describe(found: object) -> str:
+    kinds = {bool: "a boolean", str: "a string", int: "an integer", float: "a float"}
+    kind = kinds.get(type(found))
+    if kind is None:
+        kind = "a table" if isinstance(found, dict) else f"a {type(found).__name__}"
+    return f"{found!r} ({kind})"
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _bad(where: str, option: Option, found: object, detail: str = "") -> ConfigError:
+    expected = _EXPECTED[option.kind] + detail
+    return ConfigError(f"{where}: expected {expected}, found {_describe(found)}")
+
+
+def _check_names(where: str, option: Option, raw: object) -> tuple[str, ...]:
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
+        raise _bad(where, option, raw)
+    for item in raw:
+        ok = {
+            "names": _NAME.match(item) is not None,
+            "prefixes": bool(item) and _NAME.match(item) is not None,
+            "callables": _CALLABLE_REF.match(item) is not None,
+        }[option.kind]
+        if not ok:
+            raise _bad(where, option, raw, f"; {item!r} is not one")
+    return tuple(raw)
+
+
+def _check_env_map(where: str, option: Option, raw: object) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, dict):
+        raise _bad(where, option, raw)
+    pairs = []
+    for name, value in raw.items():
+        if not isinstance(name, str) or _NAME.match(name) is None or not isinstance(value, str):
+            raise _bad(where, option, raw, f"; the entry {name!r} is not one")
+        for placeholder in _PLACEHOLDER.findall(value.replace("{{", "").replace("}}", "")):
+            if placeholder not in PLACEHOLDERS:
+                raise _bad(where, option, raw, f"; {name} uses {{{placeholder}}}")
+        try:
+            expand(value, tmp="", home="")
+        except ValueError:
+            raise _bad(where, option, raw, f"; {name} has an unmatched brace") from None
+        pairs.append((name, value))
+    return tuple(pairs)
+
+
+def _check(where: str, option: Option, raw: object) -> Value:
+    """Validate one TOML-shaped value for ``option``."""
+    if option.kind == "bool":
+        if not isinstance(raw, bool):
+            raise _bad(where, option, raw)
+        return raw
+    if option.kind == "text-or-false":
+        if raw is False:
+            return None
+        if not isinstance(raw, str) or not raw.strip():
+            raise _bad(where, option, raw)
+        return raw
+    if option.kind == "env-map":
+        return _check_env_map(where, option, raw)
+    return _check_names(where, option, raw)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _from_text(where: str, option: Option, text: str) -> Value:
+    """Turn the string form used by variables and flags into a checked value."""
+    lowered = text.strip().lower()
+    if option.kind == "bool":
+        if lowered in _TRUE | _FALSE:
+            return lowered in _TRUE
+        raise ConfigError(
+            f"{where}: expected one of 1/0, true/false, yes/no, on/off, found {text!r}"
+        )
+    if option.kind == "text-or-false":
+        return _check(where, option, False if lowered in _FALSE else text)
+    items = [part.strip() for part in text.split(",") if part.strip()]
+    if option.kind == "env-map":
+        table: dict[str, str] = {}
+        for item in items:
+            name, sep, value = item.partition("=")
+            if not sep:
+                raise ConfigError(
+                    f"{where}: expected comma-separated NAME=VALUE pairs, found {item!r}"
+                )
+            table[name.strip()] = value.strip()
+        return _check(where, option, table)
+    return _check(where, option, items)
+
+
+def _unknown(where: str, word: str, choices: Sequence[str]) -> ConfigError:
+    return ConfigError(
+        f"{where}: expected a known key, found {word!r}{_did_you_mean(word, choices)}"
+    )
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse one TOML file; any failure is a one-line ConfigError naming it."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{path}: expected a readable file, found {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: expected valid TOML, found {exc}") from None
+
+
+def read_table(path: Path) -> Optional[dict[str, Any]]:
+    """The ``[tool.truegreen]`` table of one ``pyproject.toml``, or None if it has none."""
+    data = read_toml(path)
+    tool = data.get("tool")
+    if not isinstance(tool, dict) or "truegreen" not in tool:
+        return None
+    table = tool["truegreen"]
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {TABLE}: expected a table, found {_describe(table)}")
+    return table
+
+
+def find_table(start: Path) -> tuple[Optional[Path], dict[str, Any]]:
+    """Walk up from ``start`` to the nearest ``pyproject.toml`` with a truegreen table."""
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            table = read_table(candidate)
+            if table is not None:
+                return candidate, table
+    return None, {}
+
+
+def parse_flag(text: str, flag: str = FLAG) -> tuple[str, str]:
+    """Split one ``--truegreen-set KEY=VALUE`` argument."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or key not in OPTIONS_BY_KEY:
+        if sep and key:
+            raise _unknown(flag, key, list(OPTIONS_BY_KEY))
+        raise ConfigError(f"{flag}: expected KEY=VALUE, found {text!r}")
+    return key, value
+
+
+def build(
+    table: Mapping[str, Any],
+    *,
+    source: Optional[Path] = None,
+    environ: Mapping[str, str] = {},
+    flags: Sequence[tuple[str, str]] = (),
+    flag: str = FLAG,
+) -> Config:
+    """Layer defaults, the table, ``TRUEGREEN_*`` variables and flags into one Config."""
+    values: dict[str, Value] = {o.attr: o.default for o in OPTIONS}
+    layers = {o.key: "default" for o in OPTIONS}
+    origin = f"{source or 'pyproject.toml'}: {TABLE}"
+    for key, raw in table.items():
+        option = OPTIONS_BY_KEY.get(key)
+        if option is None:
+            raise _unknown(origin, key, list(OPTIONS_BY_KEY))
+        values[option.attr] = _check(f"{origin} {key}", option, raw)
+        layers[key] = str(source or "pyproject.toml")
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX):
+            continue
+        option = OPTIONS_BY_ENV.get(name)
+        if option is None:
+            raise _unknown("environment", name, list(OPTIONS_BY_ENV))
+        values[option.attr] = _from_text(f"environment variable {name}", option, environ[name])
+        layers[option.key] = name
+    for key, text in flags:
+        option = OPTIONS_BY_KEY[key]
+        values[option.attr] = _from_text(f"{flag} {key}", option, text)
+        layers[key] = f"{flag} {key}=..."
+    return Config(**values, source=source, layers=layers)  # type: ignore[arg-type]
+
+
+def load(
+    start: Path,
+    environ: Mapping[str, str],
+    flags: Sequence[str] = (),
+    loader: Callable[[Path], tuple[Optional[Path], dict[str, Any]]] = find_table,
+    flag: str = FLAG,
+) -> Config:
+    """Find the table above ``start`` and build the effective Config.
+
+    ``flag`` is the option that carried ``flags``, so errors name what the user typed.
+    """
+    source, table = loader(start)
+    pairs = [parse_flag(f, flag) for f in flags]
+    return build(table, source=source, environ=environ, flags=pairs, flag=flag)
+
+
+def expand(template: str, *, tmp: str, home: str) -> str:
+    """Expand ``{tmp}`` and ``{home}`` in a ``set-env`` value (``{{`` is a literal brace)."""
+    return template.format_map({"tmp": tmp, "home": home})

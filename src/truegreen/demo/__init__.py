@@ -1,0 +1,1 @@
+"""The sample project that ``truegreen demo`` copies into a temporary directory and runs."""

@@ -1,0 +1,72 @@
+"""The pytest plugin: options, configuration, and one small plugin object per feature.
+
+Loaded through the ``pytest11`` entry point as soon as truegreen is installed;
+``-p no:truegreen`` or ``enabled = false`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from truegreen.core.errors import TruegreenError
+from truegreen.plugin.stash import CONFIG_KEY
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("truegreen", "truegreen: make a green run mean what it says")
+    group.addoption(
+        "--truegreen-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one [tool.truegreen] key for this run, e.g. --truegreen-set timezone=false "
+        "(repeatable; wins over the table and TRUEGREEN_* variables)",
+    )
+
+
+def _load(config: pytest.Config) -> None:
+    """Build the effective configuration once and keep it in the stash."""
+    from truegreen.core import config as tgconfig
+
+    if CONFIG_KEY in config.stash:
+        return
+    config.stash[CONFIG_KEY] = tgconfig.load(
+        config.rootpath, os.environ, config.getoption("truegreen_set")
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """Reject a bad configuration before the session starts: one line, exit status 2."""
+    if config.getoption("help") or config.getoption("version"):
+        return None
+    try:
+        _load(config)
+    except TruegreenError as exc:
+        sys.stderr.write(f"ERROR: truegreen: {exc}\n")
+        return exc.exit_status
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "truegreen_ambient: run this test in the ambient environment, unsealed "
+        "(the truegreen summary lists every test that did)",
+    )
+    try:
+        _load(config)  # xdist workers skip pytest_cmdline_main
+    except TruegreenError as exc:
+        if config.getoption("help"):
+            return  # --help stays readable; the error shows on the next real run
+        raise pytest.UsageError(f"truegreen: {exc}") from None
+    settings = config.stash[CONFIG_KEY]
+    if not settings.enabled:
+        return
+    if settings.hermetic:
+        from truegreen.plugin.hermetic import HermeticPlugin
+
+        HermeticPlugin.register(config, settings)

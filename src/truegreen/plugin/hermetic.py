@@ -1,0 +1,328 @@
+"""The hermetic environment at run time: seal each test, undo it exactly, report what it did.
+
+Per test: a fresh empty home, the session's :class:`~truegreen.core.hermetic.Seal`
+applied to ``os.environ``, ``time.tzset()``, platformdirs redirected and the
+declared caches reset. Afterwards ``os.environ`` is put back exactly as it was,
+including anything the test changed by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pytest
+
+from truegreen import __version__
+from truegreen.core.config import Config
+from truegreen.core.hermetic import Seal, seal_for
+from truegreen.plugin.caches import resolve_callable
+from truegreen.plugin.homedirs import PlatformdirsRedirect
+from truegreen.plugin.stash import HERMETIC_KEY
+
+AMBIENT_MARKER = "truegreen_ambient"
+
+_ENV = os.environ
+# os.environ keeps its encoded form in ``_data``; copying and comparing it is a
+# hundred times cheaper than ``dict(os.environ)``, which decodes every entry.
+_DATA: Optional[dict[Any, Any]] = getattr(_ENV, "_data", None)
+_decodekey: Callable[[Any], str] = getattr(_ENV, "decodekey", str)
+_decodevalue: Callable[[Any], str] = getattr(_ENV, "decodevalue", str)
+_SLUG = re.compile(r"[^\w.-]+")
+
+
+def _snapshot() -> dict[Any, Any]:
+    return _DATA.copy() if _DATA is not None else dict(_ENV)
+
+
+def _restore(before: dict[Any, Any]) -> None:
+    """Make ``os.environ`` equal to ``before`` again, touching only what differs."""
+    now = _DATA if _DATA is not None else dict(_ENV)
+    if now == before:
+        return
+    for raw in [raw for raw in now if raw not in before]:
+        del _ENV[_decodekey(raw)]
+    for raw, value in before.items():
+        if now.get(raw) != value:
+            _ENV[_decodekey(raw)] = _decodevalue(value)
+
+
+def _tzset() -> None:
+    if hasattr(time, "tzset"):
+        time.tzset()
+
+
+def _zone_is_utc() -> bool:
+    """Whether this process already keeps UTC, so TZ=UTC changes nothing in it."""
+    return "TZ" not in _ENV and time.timezone == 0 and time.altzone == 0 and not time.daylight
+
+
+def _decoded(snapshot: dict[Any, Any], name: str) -> Optional[str]:
+    if _DATA is None:
+        value: Optional[str] = snapshot.get(name)
+        return value
+    raw = snapshot.get(_ENV.encodekey(name))
+    return None if raw is None else _decodevalue(raw)
+
+
+@dataclass
+class Hermetic:
+    """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
+
+    A test that needs an identity, a dotfile or a token establishes it here,
+    inside its own home, instead of borrowing the developer's (doctrine 004).
+    """
+
+    home: Path
+    cleared: tuple[str, ...] = ()
+    _before: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _after: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _undo: list[tuple[str, Optional[str]]] = field(default_factory=list, repr=False)
+
+    def home_file(self, relative: str, text: str = "") -> Path:
+        """Create ``~/relative`` in the sealed home with ``text`` and return its path."""
+        path = self.home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def git_identity(
+        self, name: str = "Test Author", email: str = "test-author@example.invalid"
+    ) -> Path:
+        """Give git an identity for this test only: ``~/.gitconfig`` in the sealed home.
+
+        The seal points ``GIT_CONFIG_GLOBAL`` at the null device; this points it at
+        the new file instead, for the rest of the test.
+        """
+        path = self.home_file(
+            ".gitconfig",
+            f"[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n",
+        )
+        _ENV["GIT_CONFIG_GLOBAL"] = str(path)
+        return path
+
+
+class HermeticPlugin:
+    """Seals every test; registered only when ``hermetic`` is on.
+
+    The seal goes on just before the test's first function-scoped fixture is set up
+    (or just before the test itself when it has none), after every wider-scoped
+    fixture, exactly where an autouse fixture would put it but at a fraction of the
+    cost. It comes off through a finalizer registered on the item at that moment,
+    so it runs after the function-scoped fixtures are torn down and before any
+    wider-scoped one is.
+    """
+
+    def __init__(self, settings: Config, seal: Seal, real_home: str) -> None:
+        self.settings = settings
+        self.seal = seal
+        self.needs_tmp = any("{tmp}" in template for _, template in seal.templated)
+        self.redirect = PlatformdirsRedirect(real_home)
+        self.resetters: list[Callable[[], object]] = []
+        self.homes: Optional[Path] = None
+        self.sealed = 0
+        self.removed: Counter[str] = Counter()
+        self.ambient: list[str] = []
+        self.current: Optional[Hermetic] = None
+        self._item: Optional[pytest.Item] = None
+        self._spare: Optional[Path] = None
+        self._made = 0
+        self._home_mode = 0
+        self._assigned: tuple[object, dict[str, str]] = (None, {})
+        self._decisions: dict[Any, Optional[str]] = {}
+        self._tz_noop = _zone_is_utc() and settings.timezone in {"UTC", "UTC0"}
+
+    @classmethod
+    def register(cls, config: pytest.Config, settings: Config) -> HermeticPlugin:
+        seal = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
+        plugin = cls(settings, seal, os.path.expanduser("~"))
+        config.stash[HERMETIC_KEY] = plugin
+        config.pluginmanager.register(plugin, "truegreen-hermetic")
+        from truegreen.plugin import fixtures
+
+        config.pluginmanager.register(fixtures, "truegreen-hermetic-fixtures")
+        return plugin
+
+    # -- per test ---------------------------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_fixture_setup(
+        self, fixturedef: Any, request: pytest.FixtureRequest
+    ) -> Generator[None, Any, None]:
+        if fixturedef.scope != "function" or self._item is request.node:
+            yield
+        elif self.needs_tmp and fixturedef.argname == "tmp_path":
+            # {tmp} is tmp_path itself: let pytest make it, then seal around it.
+            outcome = yield
+            if outcome.excinfo is None:
+                self._enter(request.node, tmp=str(outcome.get_result()))
+        else:
+            self._enter(request.node)
+            yield
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        if self._item is not item:
+            self._enter(item)
+
+    def _removals(self, before: dict[Any, Any]) -> list[tuple[str, Any]]:
+        """(name, raw key) of every variable in ``before`` that the seal removes."""
+        found = []
+        decisions = self._decisions
+        for raw in before:
+            try:
+                name = decisions[raw]
+            except KeyError:
+                decoded = _decodekey(raw)
+                name = decisions[raw] = decoded if self.seal.removed([decoded]) else None
+            if name is not None:
+                found.append((name, raw))
+        return found
+
+    def _take_home(self, item: pytest.Item) -> Path:
+        """A fresh empty home: the last one again if its test left it untouched."""
+        home, self._spare = self._spare, None
+        if home is not None:
+            return home
+        if self.homes is None:
+            self.homes = item.config._tmp_path_factory.getbasetemp() / "truegreen-home"  # type: ignore[attr-defined]
+            self.homes.mkdir(exist_ok=True)
+        self._made += 1
+        home = self.homes / str(self._made)
+        home.mkdir()
+        self._home_mode = home.stat().st_mode
+        return home
+
+    def _give_back(self, home: Path) -> None:
+        # Creating a directory is the dearest step of the seal on many disks; a home
+        # its test never wrote into (still empty, same mode) is as fresh as a new one.
+        try:
+            with os.scandir(home) as entries:
+                if next(entries, None) is None and home.stat().st_mode == self._home_mode:
+                    self._spare = home
+        except OSError:
+            pass
+
+    def _tmp(self, item: pytest.Item) -> str:
+        request = getattr(item, "_request", None)
+        if request is None:
+            return str(item.config._tmp_path_factory.mktemp("truegreen-tmp"))  # type: ignore[attr-defined]
+        return str(request.getfixturevalue("tmp_path"))
+
+    def _enter(self, item: pytest.Item, tmp: str = "") -> None:
+        self._item = item
+        item.addfinalizer(self._leave)
+        if item.get_closest_marker(AMBIENT_MARKER) is not None:
+            self.ambient.append(item.nodeid)
+            return
+        before = _snapshot()
+        home = self._take_home(item)
+        self.current = sealed = Hermetic(home=home, _before=before)
+        if self.needs_tmp and not tmp:
+            tmp = self._tmp(item)
+        removed = self._removals(before)
+        key = (home, tmp)
+        if key != self._assigned[0]:
+            self._assigned = (key, self.seal.assignments(home=str(home), tmp=tmp))
+        undo: list[tuple[str, Optional[str]]] = [
+            (name, _decodevalue(before[raw])) for name, raw in removed
+        ]
+        for name, _ in undo:
+            del _ENV[name]
+        for name, value in self._assigned[1].items():
+            undo.append((name, _ENV.get(name)))
+            _ENV[name] = value
+        sealed._undo, sealed._after = undo, _snapshot()
+        sealed.cleared = tuple(name for name, _ in removed)
+        if not self._tz_noop and _ENV.get("TZ") != _decoded(before, "TZ"):
+            _tzset()
+        self.sealed += 1
+        self.removed.update(sealed.cleared)
+        self.redirect.current = str(home)
+        for reset in self.resetters:
+            reset()
+
+    def _leave(self) -> None:
+        self._item = None
+        sealed, self.current = self.current, None
+        if sealed is None:
+            return
+        self.redirect.current = None
+        tz = _ENV.get("TZ")
+        if _DATA is not None and sealed._after == _DATA:
+            # The test left the environment as the seal made it: undo just the seal.
+            for name, value in reversed(sealed._undo):
+                if value is None:
+                    del _ENV[name]
+                else:
+                    _ENV[name] = value
+        else:
+            _restore(sealed._before)
+        if not self._tz_noop and _ENV.get("TZ") != tz:
+            _tzset()
+        self._give_back(sealed.home)
+
+    # -- session ----------------------------------------------------------------
+
+    def pytest_sessionstart(self) -> None:
+        self.redirect.install()
+
+    def pytest_unconfigure(self) -> None:
+        self.redirect.uninstall()
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Import the declared cache resets now that the tests' own imports have run."""
+        for ref in self.settings.reset_caches:
+            try:
+                reset = resolve_callable(ref)
+            except Exception as exc:  # any failure to import is the user's to fix
+                where = self.settings.layers.get("reset-caches", "default")
+                pytest.exit(
+                    f"truegreen: {where}: reset-caches: expected an importable callable, "
+                    f"found {ref!r} ({type(exc).__name__}: {exc})",
+                    returncode=2,
+                )
+            self.resetters.append(reset)
+
+    def pytest_report_header(self) -> list[str]:
+        s = self.settings
+        parts = ["fresh HOME and XDG per test", "git config and identity", "credentials"]
+        if s.timezone:
+            parts.append(f"TZ={s.timezone}")
+        if s.locale:
+            parts.append(f"LANG={s.locale}")
+        if s.term:
+            parts.append(f"TERM={s.term}")
+        if s.clear_env or s.clear_env_prefixes:
+            parts.append("declared variables")
+        return [
+            f"truegreen {__version__}: hermetic environment on ({', '.join(parts)}); "
+            "off: -p no:truegreen, or hermetic = false in [tool.truegreen]"
+        ]
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.sealed and not self.ambient:
+            return
+        tr = terminalreporter
+        tr.write_sep("-", "truegreen")
+        line = f"hermetic: {self.sealed} tests sealed, each with a fresh HOME"
+        if self.removed:
+            reasons = Counter(self.seal.reason(name) for name in self.removed)
+            detail = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=str))
+            line += f"; ambient variables removed by name: {detail}"
+        tr.write_line(line)
+        if self.ambient:
+            tr.write_line(
+                f"ran unsealed (@pytest.mark.truegreen_ambient): {len(self.ambient)} tests"
+            )
+            for nodeid in self.ambient:
+                tr.write_line(f"  {nodeid}")
+        if tr.verbosity < 1 and self.removed:
+            tr.write_line("names of removed variables: truegreen doctor")

@@ -1,0 +1,15 @@
+"""Typed keys for the state that crosses hooks, kept in ``config.stash``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from truegreen.core.config import Config
+
+if TYPE_CHECKING:
+    from truegreen.plugin.hermetic import HermeticPlugin
+
+CONFIG_KEY = pytest.StashKey[Config]()
+HERMETIC_KEY: pytest.StashKey[HermeticPlugin] = pytest.StashKey()
