@@ -27,7 +27,7 @@ def test_layers_later_wins_and_each_key_remembers_its_layer() -> None:
         {"timezone": "Europe/Paris", "locale": "en_US.UTF-8", "term": "xterm"},
         source=SOURCE,
         environ={"TRUEGREEN_LOCALE": "de_DE.UTF-8", "TRUEGREEN_TERM": "vt100", "PATH": "/bin"},
-        flags=[("term", "false")],
+        flags=[("term", "false", "--truegreen-set")],
     )
     assert (actual.timezone, actual.locale, actual.term) == ("Europe/Paris", "de_DE.UTF-8", None)
     assert actual.layers["timezone"] == str(SOURCE)
@@ -40,11 +40,39 @@ def test_lists_and_tables_from_variables_and_flags() -> None:
     actual = build(
         {},
         environ={"TRUEGREEN_CLEAR_ENV_PREFIXES": "MYAPP_, OTHER_", "TRUEGREEN_ENABLED": "off"},
-        flags=[("set-env", "MYAPP_TRACE_DIR={tmp}/trace, MYAPP_MODE=test")],
+        flags=[("set-env", "MYAPP_TRACE_DIR={tmp}/trace, MYAPP_MODE=test", "--truegreen-set")],
     )
     assert actual.clear_env_prefixes == ("MYAPP_", "OTHER_")
     assert actual.enabled is False
     assert actual.set_env == (("MYAPP_TRACE_DIR", "{tmp}/trace"), ("MYAPP_MODE", "test"))
+
+
+def test_a_dedicated_flag_wins_over_the_generic_one_and_names_itself() -> None:
+    actual = load(
+        Path("/"),
+        {"TRUEGREEN_TREE_GUARD": "off"},
+        ["tree-guard=session"],
+        loader=lambda _: (None, {"tree-guard": "off"}),
+        named=[("tree-guard", "each")],
+    )
+    assert actual.tree_guard == "each"
+    assert actual.layers["tree-guard"] == "--truegreen-tree-guard"
+    with pytest.raises(ConfigError, match=r"^--truegreen-tree-guard tree-guard: expected one of"):
+        load(Path("/"), {}, loader=lambda _: (None, {}), named=[("tree-guard", "sometimes")])
+
+
+def test_guard_settings_from_variables() -> None:
+    actual = build(
+        {},
+        environ={
+            "TRUEGREEN_WRITES": "block",
+            "TRUEGREEN_ALLOW_HOSTS": "127.0.0.1:5432, [::1]:8080, localhost",
+            "TRUEGREEN_DENY_PROGRAMS": "docker,devcontainer",
+        },
+    )
+    assert actual.writes == "block"
+    assert actual.allow_hosts == ("127.0.0.1:5432", "[::1]:8080", "localhost")
+    assert actual.deny_programs == ("docker", "devcontainer")
 
 
 def test_config_is_frozen() -> None:
@@ -79,6 +107,33 @@ BAD_TABLES: list[tuple[dict[str, Any], str]] = [
         {"reset-caches": ["pkg.module.func"]},
         r"reset-caches: expected a list of "
         r"'pkg.module:callable' references; 'pkg.module.func' is not one",
+    ),
+    (
+        {"writes": "fial"},
+        r"writes: expected one of 'off', 'warn', 'fail', 'block', found 'fial' "
+        r"\(did you mean 'fail'\?\)",
+    ),
+    (
+        {"network": True},
+        r"network: expected one of 'allow', 'loopback', 'owned', 'block', "
+        r"found True \(a boolean\)",
+    ),
+    (
+        {"allow-hosts": ["127.0.0.1:99999"]},
+        r"allow-hosts: expected a list of host or host:port "
+        r"addresses; '127.0.0.1:99999' is not one",
+    ),
+    ({"allow-hosts": ["http://x"]}, r"allow-hosts: expected .*; 'http://x' is not one"),
+    (
+        {"deny-programs": ["/usr/bin/docker"]},
+        r"deny-programs: expected a list of program "
+        r"names \(no directories\); '/usr/bin/docker' is not one",
+    ),
+    ({"allow-writes": [" "]}, r"allow-writes: expected a list of non-empty path globs"),
+    (
+        {"tree-guard": "sesion"},
+        r"tree-guard: expected one of 'off', 'session', 'each', "
+        r"found 'sesion' \(did you mean 'session'\?\)",
     ),
 ]
 

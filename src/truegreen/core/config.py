@@ -41,9 +41,10 @@ class Option:
     """One key of the table: its kind, default and one-line meaning."""
 
     key: str
-    kind: str  # "bool" | "text-or-false" | "names" | "prefixes" | "env-map" | "callables"
+    kind: str  # see _EXPECTED
     default: Value
     help: str
+    choices: tuple[str, ...] = ()
 
     @property
     def attr(self) -> str:
@@ -95,6 +96,47 @@ OPTIONS: tuple[Option, ...] = (
         (),
         "Callables ('pkg.module:function') called before every test to drop in-process caches.",
     ),
+    Option(
+        "writes",
+        "choice",
+        "fail",
+        "Writes under the real home or the project tree: off, warn, fail (at teardown) or block "
+        "(PermissionError on the spot).",
+        ("off", "warn", "fail", "block"),
+    ),
+    Option(
+        "allow-writes",
+        "globs",
+        (),
+        "Globs of paths tests may write (relative to the project root, or starting with ~/).",
+    ),
+    Option(
+        "network",
+        "choice",
+        "owned",
+        "allow; loopback (nothing else); owned (loopback only to listeners this session "
+        "started); block (no connection at all).",
+        ("allow", "loopback", "owned", "block"),
+    ),
+    Option(
+        "allow-hosts",
+        "hosts",
+        (),
+        "Addresses tests may always reach, as host or host:port (127.0.0.1:5432, [::1]:8080).",
+    ),
+    Option(
+        "deny-programs",
+        "programs",
+        (),
+        "Programs no test may start, by name (docker, devcontainer, ...).",
+    ),
+    Option(
+        "tree-guard",
+        "choice",
+        "session",
+        "Compare git status before and after: off, session (the whole run) or each (every test).",
+        ("off", "session", "each"),
+    ),
 )
 OPTIONS_BY_KEY: Mapping[str, Option] = {o.key: o for o in OPTIONS}
 OPTIONS_BY_ENV: Mapping[str, Option] = {o.env_name: o for o in OPTIONS}
@@ -106,7 +148,12 @@ _EXPECTED = {
     "prefixes": "a list of non-empty variable-name prefixes",
     "env-map": "a table of variable names to strings using only {tmp} and {home}",
     "callables": "a list of 'pkg.module:callable' references",
+    "choice": "one of",
+    "globs": "a list of non-empty path globs",
+    "hosts": "a list of host or host:port addresses",
+    "programs": "a list of program names (no directories)",
 }
+_HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>[0-9]{1,5}))?\Z")
 
 
 @dataclass(frozen=True)
@@ -123,6 +170,12 @@ class Config:
     locale: Optional[str] = "C.UTF-8"
     term: Optional[str] = "dumb"
     reset_caches: tuple[str, ...] = ()
+    writes: str = "fail"
+    allow_writes: tuple[str, ...] = ()
+    network: str = "owned"
+    allow_hosts: tuple[str, ...] = ()
+    deny_programs: tuple[str, ...] = ()
+    tree_guard: str = "session"
     # Where the table came from, and which layer decided each key.
     source: Optional[Path] = None
     layers: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -148,19 +201,34 @@ def _did_you_mean(word: str, choices: Sequence[str]) -> str:
 
 def _bad(where: str, option: Option, found: object, detail: str = "") -> ConfigError:
     expected = _EXPECTED[option.kind] + detail
+    if option.choices:
+        expected += " " + ", ".join(repr(c) for c in option.choices)
+        if isinstance(found, str):
+            detail = _did_you_mean(found, option.choices)
+            return ConfigError(f"{where}: expected {expected}, found {found!r}{detail}")
     return ConfigError(f"{where}: expected {expected}, found {_describe(found)}")
+
+
+def _valid_item(kind: str, item: str) -> bool:
+    if kind == "names":
+        return _NAME.match(item) is not None
+    if kind == "prefixes":
+        return bool(item) and _NAME.match(item) is not None
+    if kind == "callables":
+        return _CALLABLE_REF.match(item) is not None
+    if kind == "globs":
+        return bool(item.strip())
+    if kind == "programs":
+        return bool(item.strip()) and "/" not in item and "\\" not in item
+    match = _HOST.match(item)  # hosts
+    return match is not None and int(match.group("port") or 0) <= 65535
 
 
 def _check_names(where: str, option: Option, raw: object) -> tuple[str, ...]:
     if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
         raise _bad(where, option, raw)
     for item in raw:
-        ok = {
-            "names": _NAME.match(item) is not None,
-            "prefixes": bool(item) and _NAME.match(item) is not None,
-            "callables": _CALLABLE_REF.match(item) is not None,
-        }[option.kind]
-        if not ok:
+        if not _valid_item(option.kind, item):
             raise _bad(where, option, raw, f"; {item!r} is not one")
     return tuple(raw)
 
@@ -195,6 +263,10 @@ def _check(where: str, option: Option, raw: object) -> Value:
         if not isinstance(raw, str) or not raw.strip():
             raise _bad(where, option, raw)
         return raw
+    if option.kind == "choice":
+        if raw not in option.choices:
+            raise _bad(where, option, raw)
+        return str(raw)
     if option.kind == "env-map":
         return _check_env_map(where, option, raw)
     return _check_names(where, option, raw)
@@ -215,6 +287,8 @@ def _from_text(where: str, option: Option, text: str) -> Value:
         )
     if option.kind == "text-or-false":
         return _check(where, option, False if lowered in _FALSE else text)
+    if option.kind == "choice":
+        return _check(where, option, text.strip())
     items = [part.strip() for part in text.split(",") if part.strip()]
     if option.kind == "env-map":
         table: dict[str, str] = {}
@@ -285,10 +359,13 @@ def build(
     *,
     source: Optional[Path] = None,
     environ: Mapping[str, str] = {},
-    flags: Sequence[tuple[str, str]] = (),
-    flag: str = FLAG,
+    flags: Sequence[tuple[str, str, str]] = (),
 ) -> Config:
-    """Layer defaults, the table, ``TRUEGREEN_*`` variables and flags into one Config."""
+    """Layer defaults, the table, ``TRUEGREEN_*`` variables and flags into one Config.
+
+    ``flags`` are ``(key, text, flag)`` in command-line order; ``flag`` names the option
+    that carried the value, for the error message and the layer.
+    """
     values: dict[str, Value] = {o.attr: o.default for o in OPTIONS}
     layers = {o.key: "default" for o in OPTIONS}
     origin = f"{source or 'pyproject.toml'}: {TABLE}"
@@ -306,10 +383,10 @@ def build(
             raise _unknown("environment", name, list(OPTIONS_BY_ENV))
         values[option.attr] = _from_text(f"environment variable {name}", option, environ[name])
         layers[option.key] = name
-    for key, text in flags:
+    for key, text, flag in flags:
         option = OPTIONS_BY_KEY[key]
         values[option.attr] = _from_text(f"{flag} {key}", option, text)
-        layers[key] = f"{flag} {key}=..."
+        layers[key] = flag if flag.startswith(f"--truegreen-{key}") else f"{flag} {key}=..."
     return Config(**values, source=source, layers=layers)  # type: ignore[arg-type]
 
 
@@ -319,14 +396,18 @@ def load(
     flags: Sequence[str] = (),
     loader: Callable[[Path], tuple[Optional[Path], dict[str, Any]]] = find_table,
     flag: str = FLAG,
+    named: Sequence[tuple[str, str]] = (),
 ) -> Config:
     """Find the table above ``start`` and build the effective Config.
 
-    ``flag`` is the option that carried ``flags``, so errors name what the user typed.
+    ``flags`` are ``KEY=VALUE`` texts carried by ``flag`` (so errors name what the user
+    typed); ``named`` are ``(key, value)`` from dedicated flags such as
+    ``--truegreen-tree-guard``, which win over ``flags``.
     """
     source, table = loader(start)
-    pairs = [parse_flag(f, flag) for f in flags]
-    return build(table, source=source, environ=environ, flags=pairs, flag=flag)
+    triples = [(*parse_flag(f, flag), flag) for f in flags]
+    triples += [(key, value, f"--truegreen-{key}") for key, value in named]
+    return build(table, source=source, environ=environ, flags=triples)
 
 
 def expand(template: str, *, tmp: str, home: str) -> str:

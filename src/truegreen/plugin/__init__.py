@@ -25,6 +25,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="override one [tool.truegreen] key for this run, e.g. --truegreen-set timezone=false "
         "(repeatable; wins over the table and TRUEGREEN_* variables)",
     )
+    group.addoption(
+        "--truegreen-tree-guard",
+        dest="truegreen_tree_guard",
+        default=None,
+        metavar="off|session|each",
+        help="compare git status before and after the session (session) or every test (each)",
+    )
+
+
+# Dedicated flags that set one key each: (key, option dest).
+NAMED_FLAGS = (("tree-guard", "truegreen_tree_guard"),)
 
 
 def _load(config: pytest.Config) -> None:
@@ -33,8 +44,12 @@ def _load(config: pytest.Config) -> None:
 
     if CONFIG_KEY in config.stash:
         return
+    named = [(key, config.getoption(dest)) for key, dest in NAMED_FLAGS]
     config.stash[CONFIG_KEY] = tgconfig.load(
-        config.rootpath, os.environ, config.getoption("truegreen_set")
+        config.rootpath,
+        os.environ,
+        config.getoption("truegreen_set"),
+        named=[(key, value) for key, value in named if value is not None],
     )
 
 
