@@ -72,6 +72,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "truegreen_ambient: run this test in the ambient environment, unsealed "
         "(the truegreen summary lists every test that did)",
     )
+    config.addinivalue_line(
+        "markers",
+        "truegreen_network(*hosts, mode=None): let this test reach these host[:port] addresses, "
+        "or run it under another network mode ('allow', 'loopback', 'owned', 'block')",
+    )
     try:
         _load(config)  # xdist workers skip pytest_cmdline_main
     except TruegreenError as exc:
@@ -85,3 +90,14 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.hermetic import HermeticPlugin
 
         HermeticPlugin.register(config, settings)
+    if settings.tree_guard != "off":
+        from truegreen.plugin.treeguard import TreeGuardPlugin
+
+        TreeGuardPlugin.register(config, settings)
+    if settings.writes != "off" or settings.network != "allow" or settings.deny_programs:
+        from truegreen.plugin.guards import GuardsPlugin
+
+        GuardsPlugin.register(config, settings)
+    from truegreen.plugin.ambient import AmbientReads
+
+    AmbientReads.register(config, settings)

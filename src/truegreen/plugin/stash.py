@@ -9,7 +9,9 @@ import pytest
 from truegreen.core.config import Config
 
 if TYPE_CHECKING:
+    from truegreen.plugin.guards import GuardsPlugin
     from truegreen.plugin.hermetic import HermeticPlugin
 
 CONFIG_KEY = pytest.StashKey[Config]()
 HERMETIC_KEY: pytest.StashKey[HermeticPlugin] = pytest.StashKey()
+GUARDS_KEY: pytest.StashKey[GuardsPlugin] = pytest.StashKey()

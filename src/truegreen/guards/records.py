@@ -1,0 +1,112 @@
+"""What the guards record: violations and spawns, in memory and as event-stream lines."""
+
+from __future__ import annotations
+
+import os
+import time
+
+TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+SCHEMA_VERSION = 1
+
+
+class Violation:
+    """One leak: a write, a connection or a program, attributed to a test or a phase."""
+
+    __slots__ = ("blocked", "kind", "operation", "pid", "site", "target", "test", "where")
+    FIELDS = __slots__
+
+    def __init__(
+        self,
+        kind: str,  # "write" | "network" | "program"
+        test: Optional[str],  # the node id it counts against; None outside any test
+        where: str,  # the test, "collection", or "session fixture 'db'"
+        operation: str,  # "open for writing", "connect to", "start", ...
+        target: str,  # the path, host:port or program
+        site: str,  # file:line of the user code that did it
+        blocked: bool,
+        pid: int,
+    ) -> None:
+        self.kind, self.test, self.where, self.operation = kind, test, where, operation
+        self.target, self.site, self.blocked, self.pid = target, site, blocked, pid
+
+    def describe(self) -> str:
+        action = "blocked" if self.blocked else "did"
+        origin = "" if self.pid == os.getpid() else f" (in child process {self.pid})"
+        return f"{self.kind}: {action} {self.operation} {self.target} at {self.site}{origin}"
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "event": "violation",
+            "t": time.time(),
+            **{f: getattr(self, f) for f in self.FIELDS},
+        }
+
+
+class Spawn:
+    """One program started by a test: its basename and, for git, the verb."""
+
+    __slots__ = ("pid", "program", "site", "test", "verb")
+    FIELDS = __slots__
+
+    def __init__(
+        self, test: Optional[str], program: str, verb: Optional[str], site: str, pid: int
+    ) -> None:
+        self.test, self.program, self.verb, self.site, self.pid = test, program, verb, site, pid
+
+    @property
+    def name(self) -> str:
+        return f"{self.program} {self.verb}" if self.verb else self.program
+
+    def record(self) -> dict[str, Any]:
+        return {"event": "spawn", "t": time.time(), **{f: getattr(self, f) for f in self.FIELDS}}
+
+
+def header(role: str) -> dict[str, Any]:
+    """The first record of every process's stream."""
+    return {
+        "v": SCHEMA_VERSION,
+        "event": "process",
+        "t": time.time(),
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "role": role,
+    }
+
+
+def from_record(data: dict[str, Any]) -> Optional[object]:
+    """A Violation or Spawn back from its stream line; None for other records."""
+    try:
+        if data.get("event") == "violation":
+            return Violation(**{f: data[f] for f in Violation.FIELDS})
+        if data.get("event") == "spawn":
+            return Spawn(**{f: data[f] for f in Spawn.FIELDS})
+    except (KeyError, TypeError):
+        return None
+    return None
+
+
+class StreamWriter:
+    """Appends one JSON line per record to this process's file, flushed as it is written.
+
+    The file is created at the first record, so a process with nothing to say leaves none.
+    """
+
+    def __init__(self, path: str, role: str) -> None:
+        self.path = path
+        self.role = role
+        self.fd = -1
+
+    def write(self, record: dict[str, Any]) -> None:
+        import json  # only once there is something to write
+
+        if self.fd < 0:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+            self.fd = os.open(self.path, flags, 0o600)
+            self._line(json.dumps(header(self.role), separators=(",", ":")))
+        self._line(json.dumps(record, separators=(",", ":")))
+
+    def _line(self, text: str) -> None:
+        os.write(self.fd, (text + "\n").encode("utf-8"))

@@ -1,0 +1,124 @@
+"""One Guard per process: the policy, who is running now, and where violations go."""
+
+from __future__ import annotations
+
+import os
+
+from truegreen.guards import hook
+from truegreen.guards.policy import Policy
+from truegreen.guards.records import Spawn, StreamWriter, Violation, from_record
+from truegreen.guards.sites import user_site
+
+TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+
+class Guard:
+    """The guards of one process.
+
+    ``where`` is None between the phases truegreen watches (pytest's own work); the
+    listeners ignore events then. In a child process it is always set.
+    """
+
+    def __init__(self, policy: Policy, *, role: str, project: Optional[str] = None) -> None:
+        self.policy = policy
+        self.role = role
+        self.project = project
+        self.test: Optional[str] = None
+        self.where: Optional[str] = None
+        self.extra_hosts: tuple[tuple[str, Optional[int]], ...] = ()
+        self.network_mode = policy.network
+        self.violations: list[Violation] = []
+        self.spawns: list[Spawn] = []
+        self.listening: set[tuple[str, int]] = set()  # (tcp|udp, port) in this process
+        self.remote: set[tuple[str, int]] = set()  # ... in other processes of this run
+        self.spawned = False
+        self.tracking: Any = None  # the socket methods network.track_listeners replaced
+        self._offsets: dict[str, int] = {}
+        self.sink: Optional[StreamWriter] = None
+        if policy.run_dir:
+            self._open_stream()
+
+    def _open_stream(self) -> None:
+        path = os.path.join(self.policy.run_dir, f"{self.role}-{os.getpid()}.jsonl")
+        self.sink = StreamWriter(path, self.role)
+
+    def after_fork(self) -> None:
+        """In a forked child: a stream of its own; the parent keeps what it recorded."""
+        self.role = "child"
+        self.violations, self.spawns = [], []
+        self._offsets = {}
+        if self.policy.run_dir:
+            self._open_stream()
+
+    def emit(self, record: dict[str, Any]) -> None:
+        if self.sink is not None:
+            with hook.quiet():
+                self.sink.write(record)
+
+    def site(self) -> str:
+        return user_site(self.project)
+
+    def report(self, kind: str, operation: str, target: str, *, blocked: bool) -> Violation:
+        violation = Violation(
+            kind=kind,
+            test=self.test,
+            where=self.where or "outside any test",
+            operation=operation,
+            target=target,
+            site=self.site(),
+            blocked=blocked,
+            pid=os.getpid(),
+        )
+        self.violations.append(violation)
+        self.emit(violation.record())
+        return violation
+
+    def record_spawn(self, program: str, verb: Optional[str]) -> None:
+        spawn = Spawn(self.test, program, verb, self.site(), os.getpid())
+        self.spawned = True
+        self.spawns.append(spawn)
+        self.emit(spawn.record())
+
+    def record_listener(self, protocol: str, port: int) -> None:
+        self.listening.add((protocol, port))
+        self.emit({"event": "listen", "protocol": protocol, "port": port, "pid": os.getpid()})
+
+    def ingest(self) -> list[dict[str, Any]]:
+        """Read what other processes of this run appended since the last call.
+
+        Violations and spawns join this process's lists; every record is returned.
+        """
+        import json
+
+        run_dir = self.policy.run_dir
+        if not run_dir:
+            return []
+        own = self.sink.path if self.sink is not None else ""
+        fresh: list[dict[str, Any]] = []
+        with hook.quiet():
+            for name in sorted(os.listdir(run_dir)):
+                path = os.path.join(run_dir, name)
+                if not name.endswith(".jsonl") or path == own:
+                    continue
+                with open(path, "rb") as handle:
+                    handle.seek(self._offsets.get(path, 0))
+                    data = handle.read()
+                complete = data[: data.rfind(b"\n") + 1]
+                self._offsets[path] = self._offsets.get(path, 0) + len(complete)
+                for line in complete.splitlines():
+                    try:
+                        fresh.append(json.loads(line))
+                    except ValueError:
+                        continue
+        for record in fresh:
+            if record.get("event") == "listen":
+                self.remote.add((str(record.get("protocol")), int(record.get("port", 0))))
+                continue
+            item = from_record(record) if self.role == "session" else None
+            if isinstance(item, Violation):
+                self.violations.append(item)
+            elif isinstance(item, Spawn):
+                self.spawns.append(item)
+        return fresh

@@ -1,0 +1,112 @@
+"""The write guard: writes under the real home or the project tree, seen at the C level."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from truegreen.core.paths import leaked_into
+from truegreen.guards.errors import WriteBlocked
+from truegreen.guards.runtime import Guard
+
+TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
+
+    from truegreen.guards.hook import Listener
+
+_LABELS = {"home": "the real home", "project": "the project tree"}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def fd_path(dir_fd: int) -> Optional[str]:
+    """The directory a descriptor is open on (``shutil.rmtree`` reports names relative to one)."""
+    try:
+        if sys.platform.startswith("linux"):
+            return os.readlink(f"/proc/self/fd/{dir_fd}")
+        if sys.platform == "darwin":
+            import fcntl
+
+            raw = fcntl.fcntl(dir_fd, fcntl.F_GETPATH, b"\0" * 1024)  # type: ignore[attr-defined]
+            return os.fsdecode(raw.rstrip(b"\0"))
+    except OSError:
+        return None
+    return None
+
+
+def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
+    """The real path a call acts on, or None when it cannot be told."""
+    if isinstance(path, int):
+        return None
+    text = os.fsdecode(os.fspath(path))
+    if dir_fd is not None and dir_fd >= 0 and not os.path.isabs(text):
+        base = fd_path(dir_fd)
+        if base is None:
+            return f"<directory of descriptor {dir_fd}>{os.sep}{text}"
+        text = os.path.join(base, text)
+    return os.path.realpath(text)
+
+
+def listeners(guard: Guard) -> dict[str, Listener]:
+    """The audit events of the write guard, bound to ``guard``."""
+    policy = guard.policy
+    roots = policy.roots
+    block = policy.writes == "block"
+
+    def check(operation: str, path: Any, dir_fd: Optional[int] = None) -> None:
+        if guard.where is None or isinstance(path, int):
+            return
+        real = resolve(path, dir_fd)
+        if real is None:
+            return
+        if real.startswith("<"):
+            label: Optional[str] = "a directory truegreen cannot resolve"
+        else:
+            label = _LABELS.get(leaked_into(real, roots) or "")
+        if label is None:
+            return
+        violation = guard.report("write", operation, f"{real} (under {label})", blocked=block)
+        if block:
+            raise WriteBlocked(
+                f"truegreen: {violation.where} may not {operation} {real}: it is under {label}. "
+                "Write into tmp_path instead, or allow it deliberately with "
+                "allow-writes = [...] in [tool.truegreen]"
+            )
+
+    def on_open(args: tuple[Any, ...]) -> None:
+        path, _mode, flags = args
+        if flags & _WRITE_FLAGS:
+            check("open for writing", path)
+
+    def two(operation: str) -> Callable[[tuple[Any, ...]], None]:
+        def on(args: tuple[Any, ...]) -> None:
+            check(operation, args[0], args[1] if len(args) > 1 else None)
+
+        return on
+
+    def on_rename(args: tuple[Any, ...]) -> None:
+        src, dst, src_fd, dst_fd = args
+        check("rename", src, src_fd)
+        check("rename onto", dst, dst_fd)
+
+    def on_link(operation: str) -> Callable[[tuple[Any, ...]], None]:
+        def on(args: tuple[Any, ...]) -> None:
+            dir_fd = args[-1] if isinstance(args[-1], int) else None
+            check(operation, args[1], dir_fd)
+
+        return on
+
+    def on_truncate(args: tuple[Any, ...]) -> None:
+        check("truncate", args[0])
+
+    return {
+        "open": on_open,
+        "os.mkdir": lambda args: check("mkdir", args[0], args[2]),
+        "os.rename": on_rename,
+        "os.remove": two("remove"),
+        "os.rmdir": two("rmdir"),
+        "shutil.rmtree": two("rmtree"),
+        "os.symlink": on_link("symlink"),
+        "os.link": on_link("link"),
+        "os.truncate": on_truncate,
+    }

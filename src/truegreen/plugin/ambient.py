@@ -1,0 +1,133 @@
+"""Ambient reads: variables a test read that the developer's machine set and nothing sealed.
+
+Each is a lead for ``clear-env`` (doctrine 000: a declared variable is a configuration
+layer, so a shell can fail tests that pass in CI). Names only, never values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Generator
+from typing import Any, Callable, Optional
+
+import pytest
+
+from truegreen.core.config import Config
+from truegreen.plugin.stash import HERMETIC_KEY
+
+# Variables every process reads and no test result should hinge on.
+ORDINARY = frozenset(
+    {
+        "PATH",
+        "PATHEXT",
+        "PWD",
+        "OLDPWD",
+        "SHELL",
+        "SHLVL",
+        "USER",
+        "LOGNAME",
+        "USERNAME",
+        "HOSTNAME",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "SYSTEMROOT",
+        "COMSPEC",
+        "WINDIR",
+        "PROGRAMDATA",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "LD_LIBRARY_PATH",
+        "DYLD_LIBRARY_PATH",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONHASHSEED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUTF8",
+        "PYTHONIOENCODING",
+        "PYTHONWARNINGS",
+        "PYTHONDEVMODE",
+        "PYTHONBREAKPOINT",
+        "PYTHONPYCACHEPREFIX",
+        "_",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+    }
+)
+_PREFIXES = ("PYTEST_", "_TRUEGREEN_", "COV_CORE_", "HYPOTHESIS_")
+
+
+class AmbientReads:
+    """Records the names a test reads from ``os.environ`` while it runs."""
+
+    def __init__(self, settings: Config, ambient: frozenset[str]) -> None:
+        self.keep = frozenset(settings.keep_env)
+        self.ambient = ambient
+        self.reads: Optional[set[str]] = None
+        self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
+        self._original: Optional[Callable[[Any, str], str]] = None
+
+    @classmethod
+    def register(cls, config: pytest.Config, settings: Config) -> None:
+        plugin = cls(settings, frozenset(os.environ))
+        config.pluginmanager.register(plugin, "truegreen-ambient-reads")
+
+    def pytest_sessionstart(self) -> None:
+        original = os._Environ.__getitem__
+        plugin = self
+
+        def __getitem__(environ: Any, key: str) -> str:
+            value: str = original(environ, key)
+            reads = plugin.reads
+            if reads is not None and environ is os.environ:
+                reads.add(key)
+            return value
+
+        self._original = original
+        setattr(os._Environ, "__getitem__", __getitem__)  # noqa: B010 - patch the class
+
+    def pytest_unconfigure(self) -> None:
+        if self._original is not None:
+            setattr(os._Environ, "__getitem__", self._original)  # noqa: B010
+
+    def _leads(self, config: pytest.Config, names: set[str]) -> list[str]:
+        hermetic = config.stash.get(HERMETIC_KEY, None)
+        sealed: set[str] = set()
+        if hermetic is not None:
+            sealed = {n for n, _ in hermetic.seal.fixed} | {n for n, _ in hermetic.seal.templated}
+        leads = []
+        for name in names:
+            if name not in self.ambient or name in self.keep or name in sealed:
+                continue
+            if name in ORDINARY or name.startswith(_PREFIXES):
+                continue
+            if hermetic is not None and hermetic.seal.reason(name) is not None:
+                continue
+            leads.append(name)
+        return sorted(leads)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
+        self.reads = set()
+        try:
+            yield
+        finally:
+            reads, self.reads = self.reads, None
+            for name in self._leads(item.config, reads or set()):
+                self.found[name].append(item.nodeid)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.found:
+            return
+        tr = terminalreporter
+        tr.write_sep("-", "truegreen ambient reads")
+        tr.write_line(
+            "tests read these variables, set on this machine and not sealed (names only); "
+            "declare them in clear-env, or set them inside the test:"
+        )
+        for name, tests in sorted(self.found.items()):
+            shown = ", ".join(tests[:3]) + (f", ... ({len(tests)} tests)" if len(tests) > 3 else "")
+            tr.write_line(f"  {name}: {shown}")

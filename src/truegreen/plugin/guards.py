@@ -1,0 +1,285 @@
+"""The guards in a pytest session: who is running, which report a violation fails, the summary.
+
+Violations are attributed to the test whose protocol is running (or to collection,
+or to the wider-scoped fixture being set up) and fail the report of the phase in
+which they happened, even when the code under test caught the exception.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from truegreen.core.config import Config
+from truegreen.core.paths import Roots, absolute_globs
+from truegreen.guards import active, hook, network
+from truegreen.guards.policy import POLICY_FILE, RUN_VAR, TEST_VAR, Policy, parse_host
+from truegreen.guards.records import Violation
+from truegreen.guards.runtime import Guard
+from truegreen.plugin.stash import GUARDS_KEY
+
+NETWORK_MARKER = "truegreen_network"
+SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
+
+
+def _real(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+class GuardsPlugin:
+    """Installs the guards for the session and turns violations into failed reports."""
+
+    def __init__(self, config: pytest.Config, settings: Config) -> None:
+        self.config = config
+        self.settings = settings
+        self.home = _real(os.path.expanduser("~"))  # the real home, before any seal
+        self.guard: Optional[Guard] = None
+        self.seen = 0
+        self.failures: dict[str, list[Violation]] = defaultdict(list)
+        self.warnings: dict[str, list[Violation]] = defaultdict(list)
+        self.outside: list[Violation] = []
+        self._saved_env: dict[str, Optional[str]] = {}
+        self._run_mtime = 0
+
+    @classmethod
+    def register(cls, config: pytest.Config, settings: Config) -> None:
+        plugin = cls(config, settings)
+        config.stash[GUARDS_KEY] = plugin
+        config.pluginmanager.register(plugin, "truegreen-guards")
+
+    # -- session ----------------------------------------------------------------
+
+    def _policy(self, basetemp: str, run_dir: str) -> Policy:
+        s = self.settings
+        project = _real(str(self.config.rootpath))
+        roots = Roots(
+            protected=(("home", self.home), ("project", project)),
+            allowed=(basetemp, _real(tempfile.gettempdir())),
+            globs=absolute_globs(s.allow_writes, project=project, home=self.home),
+        )
+        return Policy(
+            writes=s.writes,
+            roots=roots,
+            network=s.network,
+            allow_hosts=tuple(parse_host(h) for h in s.allow_hosts),
+            deny_programs=frozenset(s.deny_programs),
+            root_pid=os.getpid(),
+            run_dir=run_dir,
+        )
+
+    def _setenv(self, name: str, value: str) -> None:
+        self._saved_env.setdefault(name, os.environ.get(name))
+        os.environ[name] = value
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        previous = active.deactivate()  # a pytest started by a test runs its own session
+        del previous
+        factory: pytest.TempPathFactory = self.config._tmp_path_factory  # type: ignore[attr-defined]
+        basetemp = _real(str(factory.getbasetemp()))
+        run_dir = os.path.join(basetemp, "truegreen-run")
+        policy = self._policy(basetemp, run_dir)
+        with hook.quiet():
+            os.makedirs(run_dir, exist_ok=True)
+            Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
+        self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
+        active.activate(self.guard)
+        if policy.network == "owned":
+            self.guard.tracking = network.track_listeners(self.guard)
+        self._setenv(RUN_VAR, run_dir)
+        pythonpath = os.environ.get("PYTHONPATH")
+        self._setenv("PYTHONPATH", os.pathsep.join(p for p in (SHIM_DIR, pythonpath) if p))
+
+    def pytest_unconfigure(self) -> None:
+        if self.guard is not None and active.current() is self.guard:
+            active.deactivate()
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection(self) -> Generator[None, Any, None]:
+        guard = self.guard
+        if guard is not None:
+            guard.where = "collection"
+        yield
+        if guard is not None:
+            guard.where = None
+
+    # -- per test ---------------------------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
+        guard = self.guard
+        if guard is None:
+            yield
+            return
+        guard.test = guard.where = item.nodeid
+        guard.extra_hosts, guard.network_mode = (), guard.policy.network
+        marker = item.get_closest_marker(NETWORK_MARKER)
+        if marker is not None:
+            guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
+            guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
+        os.environ[TEST_VAR] = item.nodeid
+        try:
+            yield
+        finally:
+            guard.test = guard.where = None
+            os.environ.pop(TEST_VAR, None)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef: Any) -> Generator[None, Any, None]:
+        guard = self.guard
+        if guard is None or guard.test is None or fixturedef.scope == "function":
+            yield
+            return
+        previous = guard.where
+        guard.where = f"{fixturedef.scope} fixture {fixturedef.argname!r}"
+        try:
+            yield
+        finally:
+            guard.where = previous
+
+    def _collect(self) -> list[Violation]:
+        """Violations recorded since the last call, with what child processes reported."""
+        guard = self.guard
+        assert guard is not None
+        mtime = _mtime(guard.policy.run_dir)
+        if guard.spawned or mtime != self._run_mtime:
+            guard.spawned = False
+            self._run_mtime = mtime
+            guard.ingest()
+        fresh = guard.violations[self.seen :]
+        self.seen = len(guard.violations)
+        return fresh
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, None]:
+        outcome = yield
+        if self.guard is None:
+            return
+        report: pytest.TestReport = outcome.get_result()
+        mine = []
+        for violation in self._collect():
+            if violation.test == item.nodeid:
+                mine.append(violation)
+            else:
+                self.outside.append(violation)
+        if not mine:
+            return
+        warn = self.settings.writes == "warn"
+        failing = [v for v in mine if not (warn and v.kind == "write")]
+        for v in mine:
+            (self.failures if v in failing else self.warnings)[item.nodeid].append(v)
+        text = explain(mine, self.guard.policy)
+        if failing and report.passed:
+            report.outcome = "failed"
+            report.longrepr = text
+        else:
+            report.sections.append((f"truegreen guards ({call.when})", text))
+
+    # -- reporting ----------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.guard is None:
+            return
+        self.guard.spawned = True
+        self.outside.extend(self._collect())
+        if self.outside and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        guard = self.guard
+        if guard is None:
+            return
+        tr = terminalreporter
+        lines = summary_lines(self.failures, self.warnings, self.outside, guard, tr.verbosity)
+        if lines:
+            tr.write_sep("-", "truegreen guards")
+            for line in lines:
+                tr.write_line(line)
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def allow_hint(violation: Violation, policy: Policy) -> str:
+    """The ``allow-writes`` entry that would let this write through."""
+    path = violation.target.rsplit(" (under ", 1)[0]
+    roots = dict(policy.roots.protected)
+    for label, prefix in (("project", ""), ("home", "~/")):
+        root = roots.get(label, "")
+        if root and path.startswith(root + os.sep):
+            return prefix + path[len(root) + 1 :].replace(os.sep, "/")
+    return path
+
+
+def explain(violations: list[Violation], policy: Policy) -> str:
+    """The failure text: each violation, and the way out."""
+    lines = ["truegreen: this test reached outside its sandbox:"]
+    lines += [
+        f"  {v.describe()}" + (f" [{v.where}]" if v.where != v.test else "") for v in violations
+    ]
+    writes = [v for v in violations if v.kind == "write"]
+    if writes:
+        hint = allow_hint(writes[0], policy)
+        lines.append(
+            "Write into tmp_path instead; to allow it deliberately: "
+            f'allow-writes = ["{hint}"] in [tool.truegreen]'
+        )
+    if any(v.kind == "network" for v in violations):
+        lines.append(
+            "Start the server in the test (a thread or a child process), or allow the address "
+            'deliberately: allow-hosts = [...] or @pytest.mark.truegreen_network("host:port")'
+        )
+    if any(v.kind == "program" for v in violations):
+        lines.append("Replace the program with a test double; deny-programs lists it.")
+    return "\n".join(lines)
+
+
+def summary_lines(
+    failures: dict[str, list[Violation]],
+    warnings: dict[str, list[Violation]],
+    outside: list[Violation],
+    guard: Guard,
+    verbosity: int,
+) -> list[str]:
+    lines: list[str] = []
+    for title, groups in (("violations", failures), ('warnings (writes = "warn")', warnings)):
+        if groups:
+            lines.append(f"{title} by test:")
+            for test, found in groups.items():
+                lines.append(f"  {test}")
+                lines += [
+                    f"    {v.describe()}" + (f" [{v.where}]" if v.where != test else "")
+                    for v in found
+                ]
+    if outside:
+        lines.append("violations outside any test (the run fails):")
+        lines += [f"  [{v.where}] {v.describe()}" for v in outside]
+    per_test: dict[str, Counter[str]] = defaultdict(Counter)
+    for spawn in guard.spawns:
+        per_test[spawn.test or "outside any test"][spawn.name] += 1
+    if per_test:
+        shown = list(per_test.items()) if verbosity > 0 else list(per_test.items())[:20]
+        lines.append(f"programs run, by test ({len(per_test)} tests):")
+        for test, programs in shown:
+            listed = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in programs.items())
+            lines.append(f"  {test}: {listed}")
+        if len(shown) < len(per_test):
+            lines.append(f"  ... {len(per_test) - len(shown)} more tests (-v lists all)")
+    return lines

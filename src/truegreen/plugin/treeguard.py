@@ -1,0 +1,260 @@
+"""The tree guard: git status before and after the run (session) or around every test (each)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from collections.abc import Generator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from truegreen.core.config import Config
+from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
+from truegreen.guards.hook import quiet
+
+# Captured at import: a test that mocks these must not blind the guard that watches it.
+_run = subprocess.run
+_open = open
+_lstat = os.lstat
+_readlink = os.readlink
+
+# Dirty files up to this size are hashed; bigger ones are compared by size and mtime only.
+HASH_LIMIT = 1 << 20
+SECTION = "truegreen tree guard"
+# Set on a teardown report as a plain list of [path, what], so xdist can ship it to the controller.
+REPORT_ATTR = "truegreen_tree_changes"
+_STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
+
+
+class GitError(Exception):
+    """git could not say what the tree looks like; the guard reports it rather than pass."""
+
+
+def _git(
+    args: Sequence[str], cwd: str, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return _run(
+            ["git", *args], cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True
+        )
+    except OSError as exc:
+        raise GitError(f"could not run git: {exc}") from None
+
+
+def _first_line(data: bytes) -> str:
+    lines = os.fsdecode(data).strip().splitlines()
+    return lines[0] if lines else "no message"
+
+
+def find_checkout(root: Path, env: Mapping[str, str]) -> tuple[Optional[str], str]:
+    """The top of the git checkout holding ``root``, or None and the reason there is none."""
+    try:
+        with quiet():
+            done = _git(["rev-parse", "--show-toplevel"], str(root), env)
+    except GitError:
+        return None, "git not found"
+    if done.returncode == 0:
+        return os.fsdecode(done.stdout).rstrip("\r\n"), ""
+    message = _first_line(done.stderr)
+    if "not a git repository" in message:
+        return None, f"not a git checkout: {root}"
+    return None, f"git rev-parse failed in {root}: {message}"
+
+
+def fingerprint(path: str) -> str:
+    """What a dirty file looks like now: size, mtime and (below HASH_LIMIT) a SHA-1 of it."""
+    try:
+        st = _lstat(path)
+    except OSError:
+        return "missing"
+    if stat.S_ISLNK(st.st_mode):
+        return "link " + _readlink(path)
+    if not stat.S_ISREG(st.st_mode):
+        return f"mode {st.st_mode:o}"  # a nested repository or submodule: git speaks for it
+    mark = f"{st.st_size} {st.st_mtime_ns}"
+    if st.st_size > HASH_LIMIT:
+        return mark
+    try:
+        with _open(path, "rb") as handle:
+            return f"{mark} {hashlib.sha1(handle.read(), usedforsecurity=False).hexdigest()}"
+    except OSError as exc:
+        return f"{mark} unreadable ({exc.strerror})"
+
+
+class Checkout:
+    """One git checkout, asked with the environment the session started with."""
+
+    def __init__(self, top: str, env: Mapping[str, str], skip: Sequence[str] = ()) -> None:
+        self.top = top
+        self.env = env
+        self.skip = tuple(skip)
+
+    def snapshot(self) -> Snapshot:
+        # The guard's own git and reads are truegreen's, not the test's: the guards look away.
+        with quiet():
+            return self._snapshot()
+
+    def _snapshot(self) -> Snapshot:
+        done = _git(_STATUS, self.top, self.env)
+        if done.returncode != 0:
+            raise GitError(f"git status failed in {self.top}: {_first_line(done.stderr)}")
+        try:
+            parsed = parse_status(done.stdout)
+        except ValueError as exc:
+            raise GitError(f"could not read git status in {self.top}: {exc}") from None
+        status = {p: code for p, code in parsed.items() if not excluded(p, self.skip)}
+        return Snapshot(status, {p: fingerprint(os.path.join(self.top, p)) for p in status})
+
+
+def _inside(path: str, top: str) -> Optional[str]:
+    """``path`` relative to ``top`` with '/' separators, or None when it lies outside."""
+    real, base = os.path.realpath(path), os.path.realpath(top)
+    try:
+        if os.path.commonpath([real, base]) != base or real == base:
+            return None
+    except ValueError:  # another drive
+        return None
+    return os.path.relpath(real, base).replace(os.sep, "/")
+
+
+class TreeGuardPlugin:
+    """Fails a run (session) or a test (each) that changed what git status reports."""
+
+    def __init__(self, mode: str, checkout: Optional[Checkout], why_off: str, worker: bool) -> None:
+        self.mode = mode
+        self.checkout = checkout
+        self.why_off = why_off
+        # Only the process that is not an xdist worker sees the whole run.
+        self.whole_run = checkout is not None and not worker
+        self.per_test = checkout is not None and mode == "each"
+        self.start: Optional[Snapshot] = None
+        self.chain: Optional[Snapshot] = None
+        self.chain_problem: Optional[str] = None
+        self.run_changes: list[Change] = []
+        self.by_test: dict[str, list[Change]] = {}
+        self.problems: list[str] = []
+
+    @classmethod
+    def register(cls, config: pytest.Config, settings: Config) -> TreeGuardPlugin:
+        env = dict(os.environ)  # before any test is sealed: git sees the developer's setup
+        top, why_off = find_checkout(config.rootpath, env)
+        checkout = None
+        if top is not None:
+            skip = []
+            basetemp = config.option.basetemp
+            if basetemp:
+                # pytest empties and refills --basetemp itself; what is in it is pytest's.
+                inside = _inside(os.path.abspath(basetemp), top)
+                if inside is not None:
+                    skip.append(inside)
+            checkout = Checkout(top, env, skip)
+        plugin = cls(settings.tree_guard, checkout, why_off, hasattr(config, "workerinput"))
+        config.pluginmanager.register(plugin, "truegreen-tree-guard")
+        return plugin
+
+    def _snapshot(self) -> tuple[Optional[Snapshot], Optional[str]]:
+        assert self.checkout is not None
+        try:
+            return self.checkout.snapshot(), None
+        except GitError as exc:
+            return None, f"could not compare the working tree: {exc}"
+
+    # -- the whole run ----------------------------------------------------------
+
+    def pytest_report_header(self) -> list[str]:
+        if self.checkout is None:
+            return [f"{SECTION}: off here ({self.why_off})"]
+        if self.mode == "each":
+            return [f"{SECTION}: each (git status around every test)"]
+        return [f"{SECTION}: session (git status before and after the run)"]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self) -> None:
+        if self.whole_run:
+            self.start = self._keep(self._snapshot())
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.whole_run:
+            return
+        if self.start is not None:
+            after = self._keep(self._snapshot())
+            if after is not None:
+                named = {c.path for changes in self.by_test.values() for c in changes}
+                self.run_changes = [
+                    c for c in diff_snapshots(self.start, after) if c.path not in named
+                ]
+        # Like pytest's own --max-warnings: the tests passed, the run did not.
+        if (self.run_changes or self.problems) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _keep(self, taken: tuple[Optional[Snapshot], Optional[str]]) -> Optional[Snapshot]:
+        snapshot, problem = taken
+        if problem is not None:
+            self.problems.append(problem)
+        return snapshot
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.whole_run or not (self.run_changes or self.by_test or self.problems):
+            return
+        tr = terminalreporter
+        tr.write_sep("-", SECTION, red=True)
+        for nodeid, changes in self.by_test.items():
+            tr.write_line(f"{nodeid} changed the working tree:")
+            for change in changes:
+                tr.write_line(f"  {change}")
+        if self.run_changes:
+            where = "outside any test" if self.per_test else "during the run"
+            tr.write_line(f"the working tree changed {where} (git status before and after):")
+            for change in self.run_changes:
+                tr.write_line(f"  {change}")
+        for problem in self.problems:
+            tr.write_line(problem)
+        hint = "the run fails"
+        if self.run_changes and not self.per_test:
+            hint += "; --truegreen-tree-guard=each names the test that did it"
+        tr.write_line(f"{hint}; a path a test may write belongs in .gitignore", red=True)
+
+    # -- each test ---------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self) -> None:
+        # The snapshot after one test is the one before the next: one git status per test.
+        if self.per_test and self.chain is None:
+            self.chain, self.chain_problem = self._snapshot()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, None]:
+        outcome = yield
+        if not self.per_test or call.when != "teardown":
+            return
+        report: pytest.TestReport = outcome.get_result()
+        before, before_problem = self.chain, self.chain_problem
+        after, after_problem = self._snapshot()
+        self.chain, self.chain_problem = after, None  # the next test starts where this one ended
+        lines = [p for p in (before_problem, after_problem) if p is not None]
+        if before is not None and after is not None:
+            changes = diff_snapshots(before, after)
+            if changes:
+                setattr(report, REPORT_ATTR, [[c.path, c.what] for c in changes])
+                lines[:0] = [f"{item.nodeid} changed the working tree:"]
+                lines[1:1] = [f"  {c}" for c in changes]
+        if not lines:
+            return
+        text = "\n".join([*lines, "a path a test may write belongs in .gitignore"])
+        if report.failed:
+            report.sections.append((SECTION, text))
+        else:
+            report.outcome = "failed"
+            report.longrepr = text
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        found = getattr(report, REPORT_ATTR, None)
+        if self.whole_run and found:
+            self.by_test[report.nodeid] = [Change(path, what) for path, what in found]

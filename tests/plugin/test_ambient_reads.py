@@ -1,0 +1,48 @@
+"""Ambient reads: a test that reads a variable the machine set, and nothing sealed, is a lead."""
+
+from __future__ import annotations
+
+import pytest
+
+CANARY = "tg-canary-ambient-42"
+
+
+def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ablation: making ``AmbientReads.__getitem__`` skip ``reads.add(key)`` empties the
+    section and fails this test. Restored."""
+    monkeypatch.setenv("MYAPP_MODE", CANARY)
+    monkeypatch.setenv("MYAPP_KEPT", CANARY)
+    monkeypatch.setenv("GH_TOKEN", CANARY)
+    pytester.makepyprojecttoml('[tool.truegreen]\nkeep-env = ["MYAPP_KEPT"]\n')
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_reads():
+            os.environ.get("MYAPP_MODE")
+            os.getenv("MYAPP_KEPT")
+            os.getenv("GH_TOKEN")
+            os.environ.get("PATH")
+            os.environ.get("NOT_SET_ANYWHERE")
+
+        def test_reads_nothing():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*- truegreen ambient reads -*",
+            "tests read these variables, set on this machine and not sealed (names only); "
+            "declare them in clear-env, or set them inside the test:",
+            "  MYAPP_MODE: test_reads_of_unsealed*.py::test_reads",
+            "*- truegreen -*",
+        ]
+    )
+    out = result.stdout.str()
+    assert "MYAPP_KEPT:" not in out
+    assert "GH_TOKEN:" not in out
+    assert CANARY not in out

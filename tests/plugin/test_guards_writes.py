@@ -1,0 +1,257 @@
+"""The write guard, end to end: writes under the real home or the project tree fail the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ambient_home, snapshot_tree
+
+NO_TREE_GUARD = ("--truegreen-tree-guard=off", "-p", "no:randomly")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(*NO_TREE_GUARD, *args)
+
+
+def test_a_write_next_to_the_test_fails_it_even_when_the_error_is_swallowed(
+    pytester: pytest.Pytester,
+) -> None:
+    """Ablation: deleting ``"open": on_open`` from ``writes.listeners`` lets this test pass.
+    Restored."""
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        def test_writes_next_to_itself():
+            try:
+                (Path(__file__).parent / "out.txt").write_text("x")
+            except Exception:
+                pass
+
+        def test_writes_into_tmp_path(tmp_path):
+            (tmp_path / "ok.txt").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    out = pytester.path / "out.txt"
+    assert out.exists()  # under "fail" the write happens, and the test fails at its report
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_writes_next_to_itself _*",
+            "truegreen: this test reached outside its sandbox:",
+            f"  write: did open for writing {out} (under the project tree) at "
+            f"{pytester.path}/test_a_write_next_to_the_test_fails_it_even_when_the_error_is_"
+            "swallowed.py:5",
+            'Write into tmp_path instead; to allow it deliberately: allow-writes = ["out.txt"] '
+            "in [tool.truegreen]",
+        ]
+    )
+
+
+def test_block_refuses_the_write_on_the_spot(pytester: pytest.Pytester) -> None:
+    """Ablation: deleting ``if block: raise WriteBlocked(...)`` in ``writes.listeners`` makes the
+    file appear. Restored."""
+    pytester.makepyprojecttoml('[tool.truegreen]\nwrites = "block"\n')
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        import pytest
+
+        def test_blocked():
+            with pytest.raises(PermissionError, match="is under the project tree"):
+                (Path(__file__).parent / "out.txt").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)  # refused, and still a violation
+    assert not (pytester.path / "out.txt").exists()
+    result.stdout.fnmatch_lines(["*write: blocked open for writing*out.txt*"])
+
+
+def test_warn_reports_without_failing(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml('[tool.truegreen]\nwrites = "warn"\n')
+    pytester.makepyfile(
+        "from pathlib import Path\n\n"
+        "def test_w():\n    (Path(__file__).parent / 'out.txt').write_text('x')\n"
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(['warnings (writes = "warn") by test:', "*out.txt*"])
+
+
+def test_allow_writes_lets_a_declared_path_through(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml('[tool.truegreen]\nallow-writes = ["build/*"]\n')
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        def test_builds():
+            build = Path(__file__).parent / "build"
+            build.mkdir()
+            (build / "out.txt").write_text("x")
+        """
+    )
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_python_child_writing_into_the_project_fails_the_test(
+    pytester: pytest.Pytester,
+) -> None:
+    """Ablation: removing ``SHIM_DIR`` from the PYTHONPATH set in
+    ``GuardsPlugin.pytest_sessionstart`` lets this test pass. Restored."""
+    pytester.makepyfile(
+        """
+        import subprocess
+        import sys
+        from pathlib import Path
+
+        def test_child_writes():
+            target = Path(__file__).parent / "child.txt"
+            code = f"open({str(target)!r}, 'w').write('from a child')"
+            subprocess.run([sys.executable, "-c", code], check=True)
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"  write: did open for writing {pytester.path}/child.txt (under the project tree) "
+            "at <string>:1 (in child process *)"
+        ]
+    )
+
+
+def test_a_multiprocessing_child_writing_into_the_project_fails_the_test(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import multiprocessing
+        from pathlib import Path
+
+        def write(path):
+            Path(path).write_text("from a worker")
+
+        def test_pool_writes():
+            ctx = multiprocessing.get_context("spawn")
+            target = str(Path(__file__).parent / "worker.txt")
+            with ctx.Pool(1) as pool:
+                pool.map(write, [target])
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*write: did open for writing*worker.txt*(in child process *)"])
+
+
+def test_an_unsealed_test_writing_into_the_real_home_fails(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ablation: dropping ``("home", self.home)`` from ``GuardsPlugin._policy``'s protected
+    roots lets this test pass and leaves the file in the home. Restored."""
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        import pytest
+
+        @pytest.mark.truegreen_ambient
+        def test_writes_home():
+            (Path.home() / ".myapprc").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"  write: did open for writing {home}/.myapprc (under the real home) at *"]
+    )
+    assert 'allow-writes = ["~/.myapprc"]' in result.stdout.str()
+
+
+def test_rmtree_inside_the_project_is_reported_with_full_paths(
+    pytester: pytest.Pytester,
+) -> None:
+    """``shutil.rmtree`` reports names relative to a directory descriptor; the guard rebuilds
+    the path."""
+    pytester.makepyfile(
+        """
+        import shutil
+        from pathlib import Path
+
+        def test_rmtree():
+            doomed = Path(__file__).parent / "data"
+            shutil.rmtree(doomed)
+        """
+    )
+    (pytester.path / "data" / "sub").mkdir(parents=True)
+    (pytester.path / "data" / "sub" / "file.txt").write_text("x")
+    result = run(pytester, "--truegreen-set", "writes=warn")
+    result.stdout.fnmatch_lines(
+        [
+            f"*did remove {pytester.path}/data/sub/file.txt (under the project tree)*",
+            f"*did rmdir {pytester.path}/data/sub (under the project tree)*",
+        ]
+    )
+
+
+def test_writes_during_collection_and_in_a_session_fixture_are_attributed(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(
+        """
+        from pathlib import Path
+
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def stamp():
+            (Path(__file__).parent / "stamp.txt").write_text("x")
+        """
+    )
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        (Path(__file__).parent / "at-import.txt").write_text("x")
+
+        def test_uses_stamp(stamp):
+            pass
+        """
+    )
+    result = run(pytester)
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "violations outside any test (the run fails):",
+            "  ?collection? write: did open for writing *at-import.txt*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*stamp.txt (under the project tree)* ?session fixture 'stamp'?"])
+
+
+def test_our_tool_caches_and_the_sealed_home_are_not_violations(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    before = snapshot_tree(home)
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        def test_caches():
+            root = Path(__file__).parent
+            for cache in (".hypothesis", ".mypy_cache", "__pycache__", ".ruff_cache"):
+                (root / cache).mkdir(exist_ok=True)
+                (root / cache / "x").write_text("x")
+            (root / ".coverage.host.1234").write_text("x")
+            (Path.home() / ".config").mkdir()
+        """
+    )
+    run(pytester).assert_outcomes(passed=1)
+    assert snapshot_tree(home) == before

@@ -1,0 +1,300 @@
+"""The tree guard, end to end: a real pytest in a subprocess, inside a real git checkout."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+# The write guard would fail these tests for writing into the project tree on its own;
+# switched off, what fails them is the tree guard alone.
+INNER = ("--truegreen-set", "writes=off")
+
+WRITES_NOTES = """
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def test_writes_notes():
+    (HERE / "notes.txt").write_text("left behind")
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+def status(repo: Path, *, basetemp: bool = False) -> set[str]:
+    """git status lines; without ``basetemp``, none under the inner run's ``runpytest-N``."""
+    out = git(repo, "status", "--porcelain=v1", "--untracked-files=all")
+    return {line for line in out.splitlines() if basetemp or "runpytest-" not in line[3:]}
+
+
+def untracked(repo: Path, *, basetemp: bool = False) -> set[str]:
+    return {line[3:] for line in status(repo, basetemp=basetemp) if line.startswith("?? ")}
+
+
+def make_repo(pytester: pytest.Pytester, **files: str) -> Path:
+    """pytester's directory as a checkout: ``files`` committed, nothing dirty."""
+    repo = pytester.path
+    pytester.makepyfile(**files)
+    # pytester writes the inner run's output beside it; that is the harness, not a test.
+    (repo / ".gitignore").write_text("/stdout\n/stderr\n/runpytest-current\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Fixture Author")  # the suite has no global identity
+    git(repo, "config", "user.email", "fixture@example.invalid")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    return repo
+
+
+def test_session_fails_a_run_that_leaves_an_untracked_file(pytester: pytest.Pytester) -> None:
+    repo = make_repo(pytester, test_leaves=WRITES_NOTES)
+    # Premise: the test passes on its own, and it does leave the file.
+    plain = pytester.runpytest_subprocess(*INNER, "--truegreen-tree-guard=off")
+    assert plain.ret == pytest.ExitCode.OK
+    assert untracked(repo) == {"notes.txt"}
+    (repo / "notes.txt").unlink()
+
+    result = pytester.runpytest_subprocess(*INNER)
+
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "truegreen tree guard: session (git status before and after the run)",
+            "*- truegreen tree guard -*",
+            "the working tree changed during the run (git status before and after):",
+            "  new untracked file: notes.txt",
+            "the run fails; --truegreen-tree-guard=each names the test that did it; "
+            "a path a test may write belongs in .gitignore",
+        ]
+    )
+
+
+EACH = """
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def test_clean_before():
+    pass
+
+
+def test_writes_notes():
+    (HERE / "notes.txt").write_text("left behind")
+
+
+def test_clean_after():
+    pass
+"""
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_each_fails_the_test_that_changed_the_tree_and_only_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Ablation: in ``pytest_runtest_makereport``, replacing ``self.chain, self.chain_problem
+    = after, None`` by ``self.chain, self.chain_problem = before, None`` (the next test starts
+    where this one began) fails both cases: ``test_clean_after`` is blamed for ``notes.txt``
+    too. Restored."""
+    make_repo(pytester, test_each=EACH)
+    args = [*INNER]
+    if how == "flag":
+        args.append("--truegreen-tree-guard=each")
+    else:
+        monkeypatch.setenv("TRUEGREEN_TREE_GUARD", "each")
+
+    result = pytester.runpytest_subprocess(*args)
+
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "truegreen tree guard: each (git status around every test)",
+            "*ERROR at teardown of test_writes_notes*",
+            "test_each.py::test_writes_notes changed the working tree:",
+            "  new untracked file: notes.txt",
+            "*- truegreen tree guard -*",
+            "test_each.py::test_writes_notes changed the working tree:",
+            "  new untracked file: notes.txt",
+            "the run fails; a path a test may write belongs in .gitignore",
+            "ERROR test_each.py::test_writes_notes*",
+        ]
+    )
+    assert "test_clean_before changed" not in result.stdout.str()
+    assert "test_clean_after changed" not in result.stdout.str()
+    assert "outside any test" not in result.stdout.str()
+
+
+APPENDS = """
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def test_appends():
+    with open(HERE / "{name}", "a") as handle:
+        handle.write("and more")
+"""
+
+
+@pytest.mark.parametrize(("name", "was"), [("data.txt", "modified"), ("scratch.txt", "untracked")])
+def test_a_file_already_dirty_and_changed_further_is_caught(
+    pytester: pytest.Pytester, name: str, was: str
+) -> None:
+    repo = make_repo(pytester, test_appends=APPENDS.format(name=name))
+    (repo / "data.txt").write_text("committed\n")
+    git(repo, "add", "data.txt")
+    git(repo, "commit", "-q", "-m", "data")
+    (repo / "data.txt").write_text("committed\nand edited by the developer\n")
+    (repo / "scratch.txt").write_text("the developer's notes\n")
+
+    result = pytester.runpytest_subprocess(*INNER)
+
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([f"  changed further (already {was} before): {name}"])
+
+
+LEAVES_ALONE = """
+def test_reads_nothing():
+    pass
+"""
+
+
+def test_a_file_already_dirty_and_left_alone_is_not_reported(pytester: pytest.Pytester) -> None:
+    """Ablation: replacing ``elif before.fingerprints.get(path) !=
+    after.fingerprints.get(path):`` in ``diff_snapshots`` by ``elif True:`` fails this test
+    (the run fails: ``data.txt`` and ``scratch.txt`` are reported as changed further).
+    Restored."""
+    repo = make_repo(pytester, test_alone=LEAVES_ALONE)
+    (repo / "data.txt").write_text("committed\n")
+    git(repo, "add", "data.txt")
+    git(repo, "commit", "-q", "-m", "data")
+    (repo / "data.txt").write_text("edited by the developer\n")
+    (repo / "scratch.txt").write_text("the developer's notes\n")
+    # Premise: both files are dirty, so git status lists them before and after the run.
+    dirty = status(repo)
+    assert dirty == {" M data.txt", "?? scratch.txt"}
+
+    result = pytester.runpytest_subprocess(*INNER)
+
+    result.stdout.fnmatch_lines(["truegreen tree guard: session*"])
+    assert result.ret == pytest.ExitCode.OK
+    assert "truegreen tree guard -" not in result.stdout.str()
+    assert status(repo) == dirty
+
+
+WRITES_CACHES = """
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def test_writes_caches():
+    for relative in [
+        ".pytest_cache/extra/state",
+        "pkg/__pycache__/mod.cpython-39.pyc",
+        ".hypothesis/examples/abc",
+        ".mypy_cache/3.9/x.json",
+        ".ruff_cache/0.1/y",
+        ".coverage.host.1.2",
+    ]:
+        path = HERE / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("cache")
+"""
+
+
+def test_writes_into_tool_caches_are_not_reported(pytester: pytest.Pytester) -> None:
+    """Ablation: replacing the two lines ``if part in CACHE_PARTS or ...: return True`` of
+    ``excluded`` by ``pass`` fails this test (the session run fails on every cache file, as
+    a new untracked file). Restored."""
+    repo = make_repo(pytester, test_caches=WRITES_CACHES)
+
+    session = pytester.runpytest_subprocess(*INNER)  # the cacheprovider writes too
+
+    # Premise: the caches really are new untracked files in the checkout.
+    assert {
+        ".pytest_cache/extra/state",
+        "pkg/__pycache__/mod.cpython-39.pyc",
+        ".coverage.host.1.2",
+    } <= untracked(repo)
+    assert ".pytest_cache/v/cache/nodeids" in untracked(repo)
+    assert session.ret == pytest.ExitCode.OK, session.stdout.str()
+    each = pytester.runpytest_subprocess(*INNER, "--truegreen-tree-guard=each")
+    each.assert_outcomes(passed=1)
+    assert "truegreen tree guard -" not in session.stdout.str() + each.stdout.str()
+
+
+WRITES_TMP = """
+def test_writes_tmp(tmp_path):
+    (tmp_path / "out.txt").write_text("pytest's own")
+"""
+
+
+def test_writes_under_a_basetemp_inside_the_checkout_are_not_reported(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytester's subprocess run puts ``--basetemp`` inside pytester's directory, which here is
+    the checkout.
+
+    Ablation: deleting ``skip.append(inside)`` in ``TreeGuardPlugin.register`` fails this
+    test (``runpytest-0/test_writes_tmp0/out.txt`` is reported). Restored."""
+    repo = make_repo(pytester, test_tmp=WRITES_TMP)
+
+    result = pytester.runpytest_subprocess(*INNER)
+
+    # Premise: the file is in the checkout, and git lists it.
+    assert "runpytest-0/test_writes_tmp0/out.txt" in untracked(repo, basetemp=True)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "truegreen tree guard -" not in result.stdout.str()
+
+
+def test_outside_a_checkout_it_says_so_and_stays_out_of_the_way(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ablation: making ``find_checkout`` return ``str(root), ""`` where it returns
+    ``None, f"not a git checkout: {root}"`` fails this test (the header claims a session
+    guard, and the run fails: "could not compare the working tree: git status failed ...").
+    Restored."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))
+    pytester.makepyfile(test_leaves=WRITES_NOTES)
+    # Premise: git finds no checkout here.
+    found = subprocess.run(["git", "rev-parse"], cwd=pytester.path, capture_output=True)
+    assert found.returncode != 0
+
+    result = pytester.runpytest_subprocess(*INNER)
+
+    result.stdout.fnmatch_lines(
+        [f"truegreen tree guard: off here (not a git checkout: {pytester.path})"]
+    )
+    assert result.ret == pytest.ExitCode.OK
+    assert (pytester.path / "notes.txt").is_file()
+
+
+def test_without_git_it_says_so_and_stays_out_of_the_way(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ablation: replacing the ``except GitError: return None, "git not found"`` clause of
+    ``find_checkout`` by ``finally: pass`` fails this test (INTERNALERROR at configure:
+    "GitError: could not run git"). Restored."""
+    make_repo(pytester, test_leaves=WRITES_NOTES)
+    empty = tmp_path / "no-programs"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+    result = pytester.runpytest_subprocess(*INNER)
+
+    result.stdout.fnmatch_lines(["truegreen tree guard: off here (git not found)"])
+    assert result.ret == pytest.ExitCode.OK
+    # Premise: the checkout is real and the test did change it.
+    monkeypatch.undo()
+    assert untracked(pytester.path) == {"notes.txt"}
