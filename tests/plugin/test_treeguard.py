@@ -40,12 +40,14 @@ def untracked(repo: Path, *, basetemp: bool = False) -> set[str]:
     return {line[3:] for line in status(repo, basetemp=basetemp) if line.startswith("?? ")}
 
 
-def make_repo(pytester: pytest.Pytester, **files: str) -> Path:
+def make_repo(pytester: pytest.Pytester, *, ignore_bytecode: bool = True, **files: str) -> Path:
     """pytester's directory as a checkout: ``files`` committed, nothing dirty."""
     repo = pytester.path
     pytester.makepyfile(**files)
-    # pytester writes the inner run's output beside it; that is the harness, not a test.
-    (repo / ".gitignore").write_text("/stdout\n/stderr\n/runpytest-current\n")
+    # pytester writes the inner run's output beside it, and Python its bytecode unless the
+    # ambient PYTHONDONTWRITEBYTECODE says otherwise: that is the harness, not a test.
+    ignored = "/stdout\n/stderr\n/runpytest-current\n"
+    (repo / ".gitignore").write_text(ignored + ("__pycache__/\n" if ignore_bytecode else ""))
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.name", "Fixture Author")  # the suite has no global identity
     git(repo, "config", "user.email", "fixture@example.invalid")
@@ -214,10 +216,10 @@ def test_writes_caches():
 
 
 def test_writes_into_tool_caches_are_not_reported(pytester: pytest.Pytester) -> None:
-    """Ablation: replacing the two lines ``if part in CACHE_PARTS or ...: return True`` of
-    ``excluded`` by ``pass`` fails this test (the session run fails on every cache file, as
-    a new untracked file). Restored."""
-    repo = make_repo(pytester, test_caches=WRITES_CACHES)
+    """Ablation: replacing ``if any(is_tool_cache(part) ...): return True`` in ``excluded``
+    by ``pass`` fails this test (the session run fails on every cache file, as a new
+    untracked file). Restored."""
+    repo = make_repo(pytester, ignore_bytecode=False, test_caches=WRITES_CACHES)
 
     session = pytester.runpytest_subprocess(*INNER)  # the cacheprovider writes too
 

@@ -1,0 +1,161 @@
+"""Overhead of the guards on a synthetic suite, and the network guard against pytest-socket.
+
+2,000 tests in 100 files: tmp_path file I/O, imports, loopback connections to a server the
+module starts, and a few subprocesses (a shell command and a Python child in some files). Four
+configurations run side by side, alternating, in one invocation (the machines are shared and
+noisy); the figures are ratios of median wall-clock times:
+
+- everything on (hermetic, writes, network "owned", programs, tree guard) / plain pytest,
+  target <= 1.15;
+- truegreen network guard only ("loopback") / pytest-socket ``--disable-socket
+  --allow-hosts=127.0.0.1``, target <= 1.0.
+
+Needs pytest-socket (``pip install -e '.[bench]'``).
+
+    python bench/guard_overhead.py [--files 100] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODULE = """
+import importlib
+import json
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+MODULES = ["csv", "decimal", "fractions", "statistics", "textwrap", "uuid", "heapq", "bisect"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield listener.getsockname()[1]
+    listener.close()
+"""
+
+IO = """
+
+def test_io_{n}(tmp_path):
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps({{"n": {n}, "items": list(range(20))}}))
+    assert json.loads(path.read_text())["n"] == {n}
+"""
+IMPORT = """
+
+def test_import_{n}():
+    assert importlib.import_module(MODULES[{n} % len(MODULES)]).__name__
+"""
+SOCKET = """
+
+def test_socket_{n}(server):
+    socket.create_connection(("127.0.0.1", server), timeout=5).close()
+"""
+SHELL = """
+
+def test_shell_{n}():
+    assert subprocess.run(["true"]).returncode == 0
+"""
+PYTHON = """
+
+def test_python_child_{n}():
+    assert subprocess.run([sys.executable, "-c", "pass"]).returncode == 0
+"""
+
+CONFIGS = {
+    "plain": ["-p", "no:truegreen", "-p", "no:socket"],
+    "all guards": ["-p", "no:socket"],
+    "truegreen network only": [
+        "-p", "no:socket", "--truegreen-tree-guard=off",
+        "--truegreen-set", "hermetic=false", "--truegreen-set", "writes=off",
+        "--truegreen-set", "network=loopback",
+    ],
+    "pytest-socket": ["-p", "no:truegreen", "--disable-socket", "--allow-hosts=127.0.0.1"],
+}  # fmt: skip
+
+
+def make_suite(root: Path, files: int) -> int:
+    """Write the suite; return its number of tests."""
+    count = 0
+    for index in range(files):
+        parts = [MODULE]
+        for n in range(20):
+            if n == 0 and index < 10:
+                template = SHELL
+            elif n == 1 and index < 5:
+                template = PYTHON
+            else:
+                template = [IO, IO, IO, IMPORT, SOCKET][n % 5]
+            parts.append(template.format(n=n))
+            count += 1
+        (root / f"test_m{index:03}.py").write_text("".join(parts))
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "suite"], cwd=root, check=True)
+    return count
+
+
+def run(root: Path, extra: list[str]) -> float:
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"pytest {extra} failed ({done.returncode}):\n{done.stdout[-3000:]}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    times: dict[str, list[float]] = {name: [] for name in CONFIGS}
+    with tempfile.TemporaryDirectory(prefix="tg-guard-bench-") as tmp:
+        root = Path(tmp)
+        tests = make_suite(root, args.files)
+        for extra in CONFIGS.values():
+            run(root, extra)  # warm caches, and prove every configuration passes
+        for _ in range(args.rounds):
+            for name, extra in CONFIGS.items():
+                times[name].append(run(root, extra))
+    median = {name: statistics.median(values) for name, values in times.items()}
+    print(f"tests: {tests}, rounds: {args.rounds}")
+    for name, values in times.items():
+        print(f"{name + ':':<26} median {median[name]:.3f}s  {[round(v, 3) for v in values]}")
+    everything = median["all guards"] / median["plain"]
+    network = median["truegreen network only"] / median["pytest-socket"]
+    print(f"ratio all guards / plain: {everything:.3f}  (target <= 1.15)")
+    print(f"ratio truegreen network only / pytest-socket: {network:.3f}  (target <= 1.0)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
