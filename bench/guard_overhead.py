@@ -18,13 +18,12 @@ Needs pytest-socket (``pip install -e '.[bench]'``).
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measure import compare, print_ratios
 
 MODULE = """
 import importlib
@@ -121,39 +120,24 @@ def make_suite(root: Path, files: int) -> int:
     return count
 
 
-def run(root: Path, extra: list[str]) -> float:
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"pytest {extra} failed ({done.returncode}):\n{done.stdout[-3000:]}")
-    return elapsed
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--callgrind", action="store_true", help="also count instructions")
     args = parser.parse_args()
-    times: dict[str, list[float]] = {name: [] for name in CONFIGS}
     with tempfile.TemporaryDirectory(prefix="tg-guard-bench-") as tmp:
         root = Path(tmp)
         tests = make_suite(root, args.files)
-        for extra in CONFIGS.values():
-            run(root, extra)  # warm caches, and prove every configuration passes
-        for _ in range(args.rounds):
-            for name, extra in CONFIGS.items():
-                times[name].append(run(root, extra))
-    median = {name: statistics.median(values) for name, values in times.items()}
-    print(f"tests: {tests}, rounds: {args.rounds}")
-    for name, values in times.items():
-        print(f"{name + ':':<26} median {median[name]:.3f}s  {[round(v, 3) for v in values]}")
-    everything = median["all guards"] / median["plain"]
-    network = median["truegreen network only"] / median["pytest-socket"]
-    print(f"ratio all guards / plain: {everything:.3f}  (target <= 1.15)")
-    print(f"ratio truegreen network only / pytest-socket: {network:.3f}  (target <= 1.0)")
+        medians = compare(root, CONFIGS, rounds=args.rounds, callgrind=args.callgrind)
+    print(f"tests: {tests}, rounds: {args.rounds} (medians)")
+    print_ratios(
+        medians,
+        [
+            ("all guards", "plain", "<= 1.15"),
+            ("truegreen network only", "pytest-socket", "<= 1.0"),
+        ],
+    )
     return 0
 
 

@@ -10,7 +10,7 @@ import argparse
 import enum
 import sys
 from collections.abc import Sequence
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from truegreen import __version__
 from truegreen.core.errors import TruegreenError
@@ -37,8 +37,22 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def add_verb(
+    verbs: Any, name: str, *, summary: str, description: str, example: str
+) -> argparse.ArgumentParser:
+    """One verb's parser: its one-line summary, its description, and an example epilog."""
+    parser: argparse.ArgumentParser = verbs.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog="example:\n" + example,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from truegreen.cli import demo, doctor
+    from truegreen.cli import demo, doctor, platforms
 
     parser = _Parser(
         prog="truegreen",
@@ -47,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truegreen {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    for module in (demo, doctor):
+    for module in (demo, doctor, platforms):
         module.add_parser(verbs)
     return parser
 

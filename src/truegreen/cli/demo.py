@@ -14,10 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from truegreen.cli import add_verb
 from truegreen.core.errors import TruegreenError
 
 EXAMPLE = """\
-example:
   truegreen demo
   truegreen demo --keep     # leave the sample project and its homes for a look
 """
@@ -30,15 +30,15 @@ _SCRUB = {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", 
 
 
 def add_parser(verbs: Any) -> None:
-    parser = verbs.add_parser(
+    parser = add_verb(
+        verbs,
         "demo",
-        help="run the embedded sample project plain and under truegreen",
+        summary="run the embedded sample project plain and under truegreen",
         description="Copy a small sample project into a temporary directory and run its "
         "suite four times: plain and under truegreen, each in a developer's shell and on a "
         "clean machine. Nothing outside the temporary directory is read or written. "
         "Exit 0 when truegreen sealed every run as it should.",
-        epilog=EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        example=EXAMPLE,
     )
     parser.add_argument(
         "--keep", action="store_true", help="keep the temporary directory and print its path"

@@ -11,27 +11,27 @@ from pathlib import Path
 from typing import Any, Optional
 
 from truegreen import __version__
+from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
 from truegreen.core.doctor import Facts, json_value, plugin_active, problems, toml_value
 from truegreen.core.hermetic import seal_for
 
 EXAMPLE = """\
-example:
   truegreen doctor
   truegreen doctor --set timezone=Europe/Paris --format json
 """
 
 
 def add_parser(verbs: Any) -> None:
-    parser = verbs.add_parser(
+    parser = add_verb(
+        verbs,
         "doctor",
-        help="show the effective configuration and what the seal would remove",
+        summary="show the effective configuration and what the seal would remove",
         description="Print each [tool.truegreen] key's effective value and the layer it came "
         "from, whether the pytest plugin is active, the names (never the values) of the ambient "
         "variables the hermetic environment would remove, and anything known to be wrong. "
         "Exit 1 when something is wrong.",
-        epilog=EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        example=EXAMPLE,
     )
     parser.add_argument(
         "--set",

@@ -131,6 +131,19 @@ OPTIONS: tuple[Option, ...] = (
         "Programs no test may start, by name (docker, devcontainer, ...).",
     ),
     Option(
+        "must-run",
+        "globs",
+        (),
+        "Node-id patterns of gate tests that must be collected, run and pass; a skip, a "
+        "deselection or an absence fails the run.",
+    ),
+    Option(
+        "allow-empty",
+        "bool",
+        False,
+        "Let a run that executes no test (everything skipped or deselected) pass.",
+    ),
+    Option(
         "tree-guard",
         "choice",
         "session",
@@ -176,6 +189,8 @@ class Config:
     allow_hosts: tuple[str, ...] = ()
     deny_programs: tuple[str, ...] = ()
     tree_guard: str = "session"
+    must_run: tuple[str, ...] = ()
+    allow_empty: bool = False
     # Where the table came from, and which layer decided each key.
     source: Optional[Path] = None
     layers: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -359,7 +374,7 @@ def build(
     *,
     source: Optional[Path] = None,
     environ: Mapping[str, str] = {},
-    flags: Sequence[tuple[str, str, str]] = (),
+    flags: Sequence[tuple[str, Union[str, list[str]], str]] = (),
 ) -> Config:
     """Layer defaults, the table, ``TRUEGREEN_*`` variables and flags into one Config.
 
@@ -385,7 +400,10 @@ def build(
         layers[option.key] = name
     for key, text, flag in flags:
         option = OPTIONS_BY_KEY[key]
-        values[option.attr] = _from_text(f"{flag} {key}", option, text)
+        if isinstance(text, list):  # a repeatable flag: one value per use, never split
+            values[option.attr] = _check(f"{flag} {key}", option, text)
+        else:
+            values[option.attr] = _from_text(f"{flag} {key}", option, text)
         layers[key] = flag if flag.startswith(f"--truegreen-{key}") else f"{flag} {key}=..."
     return Config(**values, source=source, layers=layers)  # type: ignore[arg-type]
 
@@ -396,7 +414,7 @@ def load(
     flags: Sequence[str] = (),
     loader: Callable[[Path], tuple[Optional[Path], dict[str, Any]]] = find_table,
     flag: str = FLAG,
-    named: Sequence[tuple[str, str]] = (),
+    named: Sequence[tuple[str, Union[str, list[str]]]] = (),
 ) -> Config:
     """Find the table above ``start`` and build the effective Config.
 
@@ -405,7 +423,9 @@ def load(
     ``--truegreen-tree-guard``, which win over ``flags``.
     """
     source, table = loader(start)
-    triples = [(*parse_flag(f, flag), flag) for f in flags]
+    triples: list[tuple[str, Union[str, list[str]], str]] = [
+        (*parse_flag(f, flag), flag) for f in flags
+    ]
     triples += [(key, value, f"--truegreen-{key}") for key, value in named]
     return build(table, source=source, environ=environ, flags=triples)
 

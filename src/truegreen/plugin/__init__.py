@@ -33,9 +33,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="compare git status before and after the session (session) or every test (each)",
     )
 
+    group.addoption(
+        "--truegreen-must-run",
+        dest="truegreen_must_run",
+        action="append",
+        default=None,
+        metavar="PATTERN",
+        help="tests matching this node-id pattern must be collected, run and pass; a skip "
+        "fails the run (repeatable; replaces must-run from the table)",
+    )
+
 
 # Dedicated flags that set one key each: (key, option dest).
-NAMED_FLAGS = (("tree-guard", "truegreen_tree_guard"),)
+NAMED_FLAGS = (("tree-guard", "truegreen_tree_guard"), ("must-run", "truegreen_must_run"))
 
 
 def _load(config: pytest.Config) -> None:
@@ -74,6 +84,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
+        "platforms(*specs, arch=None): run only on these hosts; specs: linux, macos, windows, "
+        "posix, any, 'not <spec>'; several specs mean any-of; one marker per test",
+    )
+    config.addinivalue_line(
+        "markers",
         "truegreen_network(*hosts, mode=None): let this test reach these host[:port] addresses, "
         "or run it under another network mode ('allow', 'loopback', 'owned', 'block')",
     )
@@ -99,5 +114,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
         GuardsPlugin.register(config, settings)
     from truegreen.plugin.ambient import AmbientReads
+    from truegreen.plugin.integrity import IntegrityPlugin
+    from truegreen.plugin.platforms import PlatformsPlugin
 
     AmbientReads.register(config, settings)
+    PlatformsPlugin.register(config)
+    IntegrityPlugin.register(config, settings)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Generator
 from typing import Any, Callable, Optional
 
 import pytest
@@ -63,7 +62,8 @@ _PREFIXES = ("PYTEST_", "_TRUEGREEN_", "COV_CORE_", "HYPOTHESIS_")
 class AmbientReads:
     """Records the names a test reads from ``os.environ`` while it runs."""
 
-    def __init__(self, settings: Config, ambient: frozenset[str]) -> None:
+    def __init__(self, config: pytest.Config, settings: Config, ambient: frozenset[str]) -> None:
+        self.config = config
         self.keep = frozenset(settings.keep_env)
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
@@ -72,7 +72,7 @@ class AmbientReads:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
-        plugin = cls(settings, frozenset(os.environ))
+        plugin = cls(config, settings, frozenset(os.environ))
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
 
     def pytest_sessionstart(self) -> None:
@@ -93,8 +93,8 @@ class AmbientReads:
         if self._original is not None:
             setattr(os._Environ, "__getitem__", self._original)  # noqa: B010
 
-    def _leads(self, config: pytest.Config, names: set[str]) -> list[str]:
-        hermetic = config.stash.get(HERMETIC_KEY, None)
+    def _leads(self, names: set[str]) -> list[str]:
+        hermetic = self.config.stash.get(HERMETIC_KEY, None)
         sealed: set[str] = set()
         if hermetic is not None:
             sealed = {n for n, _ in hermetic.seal.fixed} | {n for n, _ in hermetic.seal.templated}
@@ -109,15 +109,14 @@ class AmbientReads:
             leads.append(name)
         return sorted(leads)
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
+    def pytest_runtest_logstart(self) -> None:
         self.reads = set()
-        try:
-            yield
-        finally:
-            reads, self.reads = self.reads, None
-            for name in self._leads(item.config, reads or set()):
-                self.found[name].append(item.nodeid)
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        reads, self.reads = self.reads, None
+        if reads:
+            for name in self._leads(reads):
+                self.found[name].append(nodeid)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.found:

@@ -116,22 +116,27 @@ class GuardsPlugin:
 
     # -- per test ---------------------------------------------------------------
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
+    # Plain hooks, not wrappers: they run for every test, and a wrapper costs several times
+    # as much in pluggy.
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
         guard = self.guard
-        if guard is None:
-            yield
-            return
-        guard.test = guard.where = item.nodeid
-        guard.extra_hosts, guard.network_mode = (), guard.policy.network
+        if guard is not None:
+            guard.test = guard.where = nodeid
+            guard.extra_hosts, guard.network_mode = (), guard.policy.network
+            os.environ[TEST_VAR] = nodeid
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        guard = self.guard
         marker = item.get_closest_marker(NETWORK_MARKER)
-        if marker is not None:
+        if guard is not None and marker is not None:
             guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
             guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
-        os.environ[TEST_VAR] = item.nodeid
-        try:
-            yield
-        finally:
+
+    def pytest_runtest_logfinish(self) -> None:
+        guard = self.guard
+        if guard is not None:
             guard.test = guard.where = None
             os.environ.pop(TEST_VAR, None)
 
@@ -149,7 +154,12 @@ class GuardsPlugin:
             guard.where = previous
 
     def _collect(self) -> list[Violation]:
-        """Violations recorded since the last call, with what child processes reported."""
+        """Violations recorded since the last call, with what child processes reported.
+
+        Children are read when this process saw a spawn or a fork, or when the run
+        directory changed at all: multiprocessing's spawn start method raises no audit
+        event on every Python version.
+        """
         guard = self.guard
         assert guard is not None
         mtime = _mtime(guard.policy.run_dir)
@@ -161,17 +171,18 @@ class GuardsPlugin:
         self.seen = len(guard.violations)
         return fresh
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, Any, None]:
-        outcome = yield
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Fail the report of the phase a violation happened in, before anyone reads it.
+
+        pytest decides whether to run a test's call from this very report object, so a
+        violation during setup stops the test like any setup error.
+        """
         if self.guard is None:
             return
-        report: pytest.TestReport = outcome.get_result()
         mine = []
         for violation in self._collect():
-            if violation.test == item.nodeid:
+            if violation.test == report.nodeid:
                 mine.append(violation)
             else:
                 self.outside.append(violation)
@@ -180,13 +191,13 @@ class GuardsPlugin:
         warn = self.settings.writes == "warn"
         failing = [v for v in mine if not (warn and v.kind == "write")]
         for v in mine:
-            (self.failures if v in failing else self.warnings)[item.nodeid].append(v)
+            (self.failures if v in failing else self.warnings)[report.nodeid].append(v)
         text = explain(mine, self.guard.policy)
         if failing and report.passed:
             report.outcome = "failed"
             report.longrepr = text
         else:
-            report.sections.append((f"truegreen guards ({call.when})", text))
+            report.sections.append((f"truegreen guards ({report.when})", text))
 
     # -- reporting ----------------------------------------------------------------
 

@@ -38,13 +38,21 @@ _decodevalue: Callable[[Any], str] = getattr(_ENV, "decodevalue", str)
 _SLUG = re.compile(r"[^\w.-]+")
 
 
+_encodekey: Callable[[str], Any] = getattr(_ENV, "encodekey", str)
+# pytest's own variable, rewritten at every phase of every test: never ours to compare or restore.
+_PYTEST_CURRENT = _encodekey("PYTEST_CURRENT_TEST")
+_TZ = _encodekey("TZ")
+
+
 def _snapshot() -> dict[Any, Any]:
-    return _DATA.copy() if _DATA is not None else dict(_ENV)
+    data = _DATA.copy() if _DATA is not None else dict(_ENV)
+    data.pop(_PYTEST_CURRENT, None)
+    return data
 
 
 def _restore(before: dict[Any, Any]) -> None:
     """Make ``os.environ`` equal to ``before`` again, touching only what differs."""
-    now = _DATA if _DATA is not None else dict(_ENV)
+    now = _snapshot()
     if now == before:
         return
     for raw in [raw for raw in now if raw not in before]:
@@ -64,14 +72,6 @@ def _zone_is_utc() -> bool:
     return "TZ" not in _ENV and time.timezone == 0 and time.altzone == 0 and not time.daylight
 
 
-def _decoded(snapshot: dict[Any, Any], name: str) -> Optional[str]:
-    if _DATA is None:
-        value: Optional[str] = snapshot.get(name)
-        return value
-    raw = snapshot.get(_ENV.encodekey(name))
-    return None if raw is None else _decodevalue(raw)
-
-
 @dataclass
 class Hermetic:
     """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
@@ -84,7 +84,7 @@ class Hermetic:
     cleared: tuple[str, ...] = ()
     _before: dict[Any, Any] = field(default_factory=dict, repr=False)
     _after: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _undo: list[tuple[str, Optional[str]]] = field(default_factory=list, repr=False)
+    _undo: list[tuple[str, Any]] = field(default_factory=list, repr=False)
 
     def home_file(self, relative: str, text: str = "") -> Path:
         """Create ``~/relative`` in the sealed home with ``text`` and return its path."""
@@ -135,7 +135,7 @@ class HermeticPlugin:
         self._spare: Optional[Path] = None
         self._made = 0
         self._home_mode = 0
-        self._assigned: tuple[object, dict[str, str]] = (None, {})
+        self._assigned: tuple[object, list[tuple[str, str, Any]]] = (None, [])
         self._decisions: dict[Any, Optional[str]] = {}
         self._tz_noop = _zone_is_utc() and settings.timezone in {"UTC", "UTC0"}
 
@@ -230,18 +230,19 @@ class HermeticPlugin:
         removed = self._removals(before)
         key = (home, tmp)
         if key != self._assigned[0]:
-            self._assigned = (key, self.seal.assignments(home=str(home), tmp=tmp))
-        undo: list[tuple[str, Optional[str]]] = [
-            (name, _decodevalue(before[raw])) for name, raw in removed
-        ]
+            values = self.seal.assignments(home=str(home), tmp=tmp)
+            self._assigned = (key, [(n, v, _encodekey(n)) for n, v in values.items()])
+        # Undo entries keep the encoded value (or None); decoded only if ever restored.
+        undo: list[tuple[str, Any]] = [(name, before[raw]) for name, raw in removed]
         for name, _ in undo:
             del _ENV[name]
-        for name, value in self._assigned[1].items():
-            undo.append((name, _ENV.get(name)))
+        for name, value, raw in self._assigned[1]:
+            undo.append((name, before.get(raw)))
             _ENV[name] = value
-        sealed._undo, sealed._after = undo, _snapshot()
+        after = sealed._after = _snapshot()
+        sealed._undo = undo
         sealed.cleared = tuple(name for name, _ in removed)
-        if not self._tz_noop and _ENV.get("TZ") != _decoded(before, "TZ"):
+        if not self._tz_noop and after.get(_TZ) != before.get(_TZ):
             _tzset()
         self.sealed += 1
         self.removed.update(sealed.cleared)
@@ -255,17 +256,17 @@ class HermeticPlugin:
         if sealed is None:
             return
         self.redirect.current = None
-        tz = _ENV.get("TZ")
-        if _DATA is not None and sealed._after == _DATA:
+        now = _snapshot()
+        if sealed._after == now:
             # The test left the environment as the seal made it: undo just the seal.
-            for name, value in reversed(sealed._undo):
-                if value is None:
+            for name, raw in reversed(sealed._undo):
+                if raw is None:
                     del _ENV[name]
                 else:
-                    _ENV[name] = value
+                    _ENV[name] = _decodevalue(raw)
         else:
             _restore(sealed._before)
-        if not self._tz_noop and _ENV.get("TZ") != tz:
+        if not self._tz_noop and now.get(_TZ) != sealed._before.get(_TZ):
             _tzset()
         self._give_back(sealed.home)
 

@@ -154,9 +154,11 @@ class TreeGuardPlugin:
             checkout = Checkout(top, env, skip)
         plugin = cls(settings.tree_guard, checkout, why_off, hasattr(config, "workerinput"))
         config.pluginmanager.register(plugin, "truegreen-tree-guard")
+        if plugin.per_test:
+            config.pluginmanager.register(EachTest(plugin), "truegreen-tree-guard-each")
         return plugin
 
-    def _snapshot(self) -> tuple[Optional[Snapshot], Optional[str]]:
+    def snapshot(self) -> tuple[Optional[Snapshot], Optional[str]]:
         assert self.checkout is not None
         try:
             return self.checkout.snapshot(), None
@@ -175,14 +177,14 @@ class TreeGuardPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self) -> None:
         if self.whole_run:
-            self.start = self._keep(self._snapshot())
+            self.start = self._keep(self.snapshot())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.whole_run:
             return
         if self.start is not None:
-            after = self._keep(self._snapshot())
+            after = self._keep(self.snapshot())
             if after is not None:
                 named = {c.path for changes in self.by_test.values() for c in changes}
                 self.run_changes = [
@@ -219,25 +221,32 @@ class TreeGuardPlugin:
             hint += "; --truegreen-tree-guard=each names the test that did it"
         tr.write_line(f"{hint}; a path a test may write belongs in .gitignore", red=True)
 
-    # -- each test ---------------------------------------------------------------
+
+class EachTest:
+    """The per-test half of ``tree-guard = "each"``: registered only in that mode, so the
+    session mode adds no hook to any test."""
+
+    def __init__(self, guard: TreeGuardPlugin) -> None:
+        self.guard = guard
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self) -> None:
         # The snapshot after one test is the one before the next: one git status per test.
-        if self.per_test and self.chain is None:
-            self.chain, self.chain_problem = self._snapshot()
+        if self.guard.chain is None:
+            self.guard.chain, self.guard.chain_problem = self.guard.snapshot()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, Any, None]:
         outcome = yield
-        if not self.per_test or call.when != "teardown":
+        if call.when != "teardown":
             return
         report: pytest.TestReport = outcome.get_result()
-        before, before_problem = self.chain, self.chain_problem
-        after, after_problem = self._snapshot()
-        self.chain, self.chain_problem = after, None  # the next test starts where this one ended
+        guard = self.guard
+        before, before_problem = guard.chain, guard.chain_problem
+        after, after_problem = guard.snapshot()
+        guard.chain, guard.chain_problem = after, None  # the next test starts where this one ends
         lines = [p for p in (before_problem, after_problem) if p is not None]
         if before is not None and after is not None:
             changes = diff_snapshots(before, after)
@@ -256,5 +265,5 @@ class TreeGuardPlugin:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         found = getattr(report, REPORT_ATTR, None)
-        if self.whole_run and found:
-            self.by_test[report.nodeid] = [Change(path, what) for path, what in found]
+        if self.guard.whole_run and found:
+            self.guard.by_test[report.nodeid] = [Change(path, what) for path, what in found]

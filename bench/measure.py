@@ -1,0 +1,84 @@
+"""Shared by the benchmarks: run pytest once in a directory and say what it cost.
+
+Wall-clock and CPU seconds are noisy on shared machines; ``valgrind --tool=callgrind``
+counts the instructions the pytest process executes in user space, which repeats to a
+fraction of a percent whatever else the machine is doing (system calls, such as creating a
+directory, are not in that count).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict[str, float]:
+    """One pytest run in ``root``: wall and cpu seconds, and instructions under callgrind."""
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    if callgrind:
+        argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"pytest {extra} failed ({done.returncode}):\n{done.stdout[-3000:]}")
+    result = {
+        "wall": wall,
+        "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+    }
+    found: Optional[re.Match[str]] = _COLLECTED.search(done.stderr) if callgrind else None
+    if found:
+        result["instructions"] = float(found.group(1))
+    return result
+
+
+def compare(
+    root: Path, configs: dict[str, list[str]], *, rounds: int, callgrind: bool
+) -> dict[str, dict[str, float]]:
+    """Run every configuration ``rounds`` times, alternating; medians per configuration.
+
+    With ``callgrind``, each configuration also runs once under callgrind.
+    """
+    import statistics
+
+    for extra in configs.values():
+        run_pytest(root, extra)  # warm caches, and prove every configuration passes
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
+    for _ in range(rounds):
+        for name, extra in configs.items():
+            runs[name].append(run_pytest(root, extra))
+    medians = {
+        name: {key: statistics.median(r[key] for r in found) for key in ("wall", "cpu")}
+        for name, found in runs.items()
+    }
+    if callgrind:
+        for name, extra in configs.items():
+            medians[name]["instructions"] = run_pytest(root, extra, callgrind=True).get(
+                "instructions", float("nan")
+            )
+    return medians
+
+
+def print_ratios(medians: dict[str, dict[str, float]], pairs: list[tuple[str, str, str]]) -> None:
+    """Each configuration's medians, then each (top, bottom, target) ratio by every measure."""
+    for name, values in medians.items():
+        cells = [f"{key} {value:.3f}s" for key, value in values.items() if key != "instructions"]
+        if "instructions" in values:
+            cells.append(f"instructions {values['instructions'] / 1e9:.3f}e9")
+        print(f"{name + ':':<36} " + "  ".join(cells))
+    for top, bottom, target in pairs:
+        ratios = ", ".join(
+            f"{key} {medians[top][key] / medians[bottom][key]:.3f}" for key in medians[top]
+        )
+        print(f"ratio {top} / {bottom}: {ratios}  (target {target})")

@@ -1,0 +1,140 @@
+"""Run integrity: a skipped gate is not a green gate, and a run that ran nothing is not green.
+
+``must-run`` patterns name gate tests that must have been collected, run and passed; a
+skip, a deselection or an absence fails the run and says the gate did not run (doctrine
+001). A run that executes no test at all fails unless ``allow-empty`` (pytest's own exit
+status 5 covers only "nothing collected", doctrine 002). The summary prints the numbers a
+reader needs to see that the intended behaviour was exercised.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fnmatch import fnmatchcase
+from typing import Any
+
+import pytest
+
+from truegreen.core.config import Config
+
+
+def matches(nodeid: str, pattern: str) -> bool:
+    """A node id matches a pattern exactly, as an fnmatch glob, or as a file, class or
+    function prefix (``tests/test_gate.py``, ``tests/test_gate.py::test_x`` for every
+    parameter of ``test_x``)."""
+    if nodeid == pattern or nodeid.startswith((pattern + "::", pattern + "[")):
+        return True
+    return fnmatchcase(nodeid, pattern)
+
+
+def _reason(report: pytest.TestReport) -> str:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+    return str(reason).removeprefix("Skipped: ")
+
+
+class IntegrityPlugin:
+    """Counts what the run collected, deselected, ran and skipped; enforces the gates."""
+
+    def __init__(self, settings: Config) -> None:
+        self.must_run = settings.must_run
+        self.allow_empty = settings.allow_empty
+        self.collected: list[str] = []
+        self.deselected: set[str] = set()
+        self.ran: dict[str, str] = {}  # nodeid -> outcome of its call
+        self.failed_setup: set[str] = set()
+        self.skipped: dict[str, str] = {}  # nodeid -> reason
+        self.problems: list[str] = []
+
+    @classmethod
+    def register(cls, config: pytest.Config, settings: Config) -> None:
+        config.pluginmanager.register(cls(settings), "truegreen-integrity")
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected.update(item.nodeid for item in items)
+        self.collected.extend(item.nodeid for item in items)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # After every selection: what is left will run; what was deselected was recorded
+        # as it went. Tests with collection errors are in neither.
+        self.collected.extend(item.nodeid for item in items)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        nodeid = report.nodeid
+        if report.when == "setup":
+            if report.skipped:
+                self.skipped[nodeid] = _reason(report)
+            elif report.failed:
+                self.failed_setup.add(nodeid)
+        elif report.when == "call":
+            if hasattr(report, "wasxfail"):
+                self.ran[nodeid] = "xfailed" if report.skipped else "xpassed"
+            elif report.skipped:  # pytest.skip() inside the test: it did not run
+                self.skipped[nodeid] = _reason(report)
+            else:
+                self.ran[nodeid] = report.outcome
+
+    def gate_problems(self) -> list[str]:
+        """One line per must-run pattern or gate test that did not run and pass."""
+        found = []
+        for pattern in self.must_run:
+            hits = [n for n in self.collected if matches(n, pattern)]
+            if not hits:
+                found.append(f"{pattern}: no collected test matches: the gate did not run")
+            for nodeid in hits:
+                if nodeid in self.deselected:
+                    found.append(f"{nodeid}: deselected: the gate did not run")
+                elif nodeid in self.skipped:
+                    found.append(
+                        f"{nodeid}: skipped ({self.skipped[nodeid]}): the gate did not run"
+                    )
+                elif nodeid in self.failed_setup:
+                    found.append(f"{nodeid}: error at setup: the gate did not run")
+                elif nodeid not in self.ran:
+                    found.append(f"{nodeid}: not run: the gate did not run")
+                elif self.ran[nodeid] != "passed":
+                    found.append(f"{nodeid}: {self.ran[nodeid]}: the gate did not pass")
+        return found
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        config = session.config
+        if config.getoption("collectonly") or config.getoption("setuponly", False):
+            return
+        if config.getoption("setupplan", False):
+            return
+        self.problems = self.gate_problems()
+        empty = bool(self.collected) and not self.ran and not self.allow_empty
+        if empty and session.exitstatus in (0, pytest.ExitCode.NO_TESTS_COLLECTED):
+            self.problems.append(
+                "no test ran: every collected test was skipped or deselected "
+                "(allow-empty = true in [tool.truegreen] accepts that)"
+            )
+        if self.problems and session.exitstatus in (0, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def counts(self) -> str:
+        outcomes = Counter(self.ran.values())
+        kinds = ("passed", "failed", "xfailed", "xpassed")
+        ran = ", ".join(f"{outcomes[k]} {k}" for k in kinds if outcomes[k])
+        parts = [
+            f"collected {len(self.collected)}",
+            f"ran {len(self.ran)}" + (f" ({ran})" if ran else ""),
+        ]
+        if self.failed_setup:
+            parts.append(f"errors at setup {len(self.failed_setup)}")
+        parts.append(f"skipped {len(self.skipped)}")
+        parts.append(f"deselected {len(self.deselected)}")
+        return ", ".join(parts)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.collected:
+            return
+        tr = terminalreporter
+        tr.write_sep("-", "truegreen run integrity")
+        tr.write_line(self.counts())
+        reasons = Counter(self.skipped.values())
+        for reason, count in reasons.most_common():
+            tr.write_line(f"  skipped {count}: {reason}")
+        for problem in self.problems:
+            tr.write_line(f"FAILED GATE {problem}", red=True)

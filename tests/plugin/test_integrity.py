@@ -1,0 +1,97 @@
+"""Run integrity: a skipped, deselected or missing gate fails the run; so does running nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+GATE = """
+import pytest
+
+def test_gate():
+    assert True
+
+@pytest.mark.skip(reason="needs the staging database")
+def test_skipped_gate():
+    pass
+
+def test_other():
+    pass
+"""
+
+
+@pytest.fixture
+def gate(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(test_gates=GATE)
+    return pytester
+
+
+def test_a_gate_that_ran_green_passes(gate: pytest.Pytester) -> None:
+    result = gate.runpytest_subprocess("--truegreen-must-run=test_gates.py::test_gate")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "*- truegreen run integrity -*",
+            "collected 3, ran 2 (2 passed), skipped 1, deselected 0",
+            "  skipped 1: needs the staging database",
+        ]
+    )
+
+
+def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester) -> None:
+    """Ablation: deleting the ``elif nodeid in self.skipped`` branch of ``gate_problems``
+    lets this run exit 0. Restored."""
+    result = gate.runpytest_subprocess("--truegreen-must-run=test_gates.py::test_skipped_gate")
+    result.assert_outcomes(passed=2, skipped=1)  # premise: pytest itself calls this green
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED GATE test_gates.py::test_skipped_gate: skipped (needs the staging database): "
+            "the gate did not run"
+        ]
+    )
+
+
+def test_a_deselected_gate_fails_the_run(gate: pytest.Pytester) -> None:
+    """Ablation: deleting the ``if nodeid in self.deselected`` branch of ``gate_problems``
+    lets this run exit 0. Restored."""
+    result = gate.runpytest_subprocess("-k", "other", "--truegreen-must-run=*::test_gate")
+    result.assert_outcomes(passed=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["FAILED GATE test_gates.py::test_gate: deselected: the gate*"])
+
+
+def test_a_missing_gate_fails_the_run(gate: pytest.Pytester) -> None:
+    gate.makepyprojecttoml('[tool.truegreen]\nmust-run = ["tests/test_renamed.py::test_gate"]\n')
+    result = gate.runpytest_subprocess()
+    result.assert_outcomes(passed=2, skipped=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAILED GATE tests/test_renamed.py::test_gate: no collected test matches: the gate*"]
+    )
+
+
+def test_a_run_that_executes_nothing_fails_unless_allowed(pytester: pytest.Pytester) -> None:
+    """Ablation: deleting the ``empty`` check in ``IntegrityPlugin.pytest_sessionfinish`` lets
+    the all-skipped run exit 0. Restored."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.skip(reason="later")
+        def test_a():
+            pass
+
+        @pytest.mark.platforms("not any")
+        def test_b():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(skipped=2)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["FAILED GATE no test ran: every collected test was skipped*"])
+    allowed = pytester.runpytest_subprocess("--truegreen-set", "allow-empty=true")
+    assert allowed.ret == 0
+    deselected = pytester.runpytest_subprocess("-k", "nothing_matches")
+    assert deselected.ret == 1
+    deselected.stdout.fnmatch_lines(["collected 2, ran 0, skipped 0, deselected 2"])
