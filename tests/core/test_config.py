@@ -57,7 +57,7 @@ def test_a_dedicated_flag_wins_over_the_generic_one_and_names_itself() -> None:
     )
     assert actual.tree_guard == "each"
     assert actual.layers["tree-guard"] == "--truegreen-tree-guard"
-    with pytest.raises(ConfigError, match=r"^--truegreen-tree-guard tree-guard: expected one of"):
+    with pytest.raises(ConfigError, match=r"^--truegreen-tree-guard: expected one of"):
         load(Path("/"), {}, loader=lambda _: (None, {}), named=[("tree-guard", "sometimes")])
 
 

@@ -144,6 +144,32 @@ OPTIONS: tuple[Option, ...] = (
         "Let a run that executes no test (everything skipped or deselected) pass.",
     ),
     Option(
+        "shard",
+        "shard",
+        None,
+        "Run only shard K of N (1-based), e.g. '2/4'; also --truegreen-shard=K/N.",
+    ),
+    Option(
+        "shard-mode",
+        "choice",
+        "digest",
+        "digest: a unit goes to SHA-256(unit) mod N, stable as the suite changes; duration: "
+        "balanced by recorded durations.",
+        ("digest", "duration"),
+    ),
+    Option(
+        "durations",
+        "path",
+        None,
+        "JSON file of {node id: seconds} (pytest-split's .test_durations) for duration mode.",
+    ),
+    Option(
+        "manifest",
+        "path",
+        None,
+        "Directory to write this run's shard manifest into (shard-K-of-N.json).",
+    ),
+    Option(
         "tree-guard",
         "choice",
         "session",
@@ -165,6 +191,8 @@ _EXPECTED = {
     "globs": "a list of non-empty path globs",
     "hosts": "a list of host or host:port addresses",
     "programs": "a list of program names (no directories)",
+    "shard": "a shard K/N with 1 <= K <= N",
+    "path": "a non-empty path",
 }
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>[0-9]{1,5}))?\Z")
 
@@ -191,6 +219,10 @@ class Config:
     tree_guard: str = "session"
     must_run: tuple[str, ...] = ()
     allow_empty: bool = False
+    shard: Optional[str] = None
+    shard_mode: str = "digest"
+    durations: Optional[str] = None
+    manifest: Optional[str] = None
     # Where the table came from, and which layer decided each key.
     source: Optional[Path] = None
     layers: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -282,6 +314,16 @@ def _check(where: str, option: Option, raw: object) -> Value:
         if raw not in option.choices:
             raise _bad(where, option, raw)
         return str(raw)
+    if option.kind == "path":
+        if not isinstance(raw, str) or not raw.strip():
+            raise _bad(where, option, raw)
+        return raw
+    if option.kind == "shard":
+        if not isinstance(raw, str):
+            raise _bad(where, option, raw)
+        from truegreen.core.shards import parse_shard
+
+        return str(parse_shard(raw, where))
     if option.kind == "env-map":
         return _check_env_map(where, option, raw)
     return _check_names(where, option, raw)
@@ -302,7 +344,7 @@ def _from_text(where: str, option: Option, text: str) -> Value:
         )
     if option.kind == "text-or-false":
         return _check(where, option, False if lowered in _FALSE else text)
-    if option.kind == "choice":
+    if option.kind in {"choice", "path", "shard"}:
         return _check(where, option, text.strip())
     items = [part.strip() for part in text.split(",") if part.strip()]
     if option.kind == "env-map":
@@ -400,11 +442,13 @@ def build(
         layers[option.key] = name
     for key, text, flag in flags:
         option = OPTIONS_BY_KEY[key]
+        dedicated = flag == f"--truegreen-{key}"
+        where = flag if dedicated else f"{flag} {key}"
         if isinstance(text, list):  # a repeatable flag: one value per use, never split
-            values[option.attr] = _check(f"{flag} {key}", option, text)
+            values[option.attr] = _check(where, option, text)
         else:
-            values[option.attr] = _from_text(f"{flag} {key}", option, text)
-        layers[key] = flag if flag.startswith(f"--truegreen-{key}") else f"{flag} {key}=..."
+            values[option.attr] = _from_text(where, option, text)
+        layers[key] = flag if dedicated else f"{flag} {key}=..."
     return Config(**values, source=source, layers=layers)  # type: ignore[arg-type]
 
 

@@ -6,6 +6,7 @@ Loaded through the ``pytest11`` entry point as soon as truegreen is installed;
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -43,9 +44,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "fails the run (repeatable; replaces must-run from the table)",
     )
 
+    group.addoption(
+        "--truegreen-shard",
+        dest="truegreen_shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N (1-based), after -k, -m and the other selections",
+    )
+    group.addoption(
+        "--truegreen-shard-mode",
+        dest="truegreen_shard_mode",
+        default=None,
+        metavar="digest|duration",
+        help="digest (stable as the suite changes, the default) or duration (balanced)",
+    )
+    group.addoption(
+        "--truegreen-durations",
+        dest="truegreen_durations",
+        default=None,
+        metavar="FILE",
+        help="per-test durations, JSON {nodeid: seconds} (pytest-split's .test_durations)",
+    )
+    group.addoption(
+        "--truegreen-manifest",
+        dest="truegreen_manifest",
+        default=None,
+        metavar="DIR",
+        help="write this run's shard manifest (shard-K-of-N.json) into DIR",
+    )
+    group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
+
 
 # Dedicated flags that set one key each: (key, option dest).
-NAMED_FLAGS = (("tree-guard", "truegreen_tree_guard"), ("must-run", "truegreen_must_run"))
+NAMED_FLAGS = (
+    ("tree-guard", "truegreen_tree_guard"),
+    ("must-run", "truegreen_must_run"),
+    ("shard", "truegreen_shard"),
+    ("shard-mode", "truegreen_shard_mode"),
+    ("durations", "truegreen_durations"),
+    ("manifest", "truegreen_manifest"),
+)
 
 
 def _load(config: pytest.Config) -> None:
@@ -119,4 +157,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     AmbientReads.register(config, settings)
     PlatformsPlugin.register(config)
+    if settings.shard or settings.manifest or config.getoption("truegreen_plan_out"):
+        from truegreen.plugin.sharding import ShardPlugin
+
+        # Registered before the integrity count: of two trylast hooks, pluggy runs the one
+        # registered first first, and the shard must be cut before the count is taken.
+        ShardPlugin.register(config, settings)
     IntegrityPlugin.register(config, settings)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from truegreen.core.config import Config
+from truegreen.plugin.stash import SHARDED_OUT_KEY
 
 
 def matches(nodeid: str, pattern: str) -> bool:
@@ -44,6 +45,7 @@ class IntegrityPlugin:
         self.failed_setup: set[str] = set()
         self.skipped: dict[str, str] = {}  # nodeid -> reason
         self.problems: list[str] = []
+        self.collected_elsewhere = 0
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
@@ -74,14 +76,20 @@ class IntegrityPlugin:
             else:
                 self.ran[nodeid] = report.outcome
 
-    def gate_problems(self) -> list[str]:
-        """One line per must-run pattern or gate test that did not run and pass."""
+    def gate_problems(self, elsewhere: set[str]) -> list[str]:
+        """One line per must-run pattern or gate test that did not run and pass here.
+
+        Tests in ``elsewhere`` belong to other shards: ``truegreen shards verify`` checks
+        that they passed there.
+        """
         found = []
         for pattern in self.must_run:
             hits = [n for n in self.collected if matches(n, pattern)]
             if not hits:
                 found.append(f"{pattern}: no collected test matches: the gate did not run")
             for nodeid in hits:
+                if nodeid in elsewhere:
+                    continue
                 if nodeid in self.deselected:
                     found.append(f"{nodeid}: deselected: the gate did not run")
                 elif nodeid in self.skipped:
@@ -103,8 +111,11 @@ class IntegrityPlugin:
             return
         if config.getoption("setupplan", False):
             return
-        self.problems = self.gate_problems()
-        empty = bool(self.collected) and not self.ran and not self.allow_empty
+        elsewhere = config.stash.get(SHARDED_OUT_KEY, set())
+        self.collected_elsewhere = len(elsewhere)
+        self.problems = self.gate_problems(elsewhere)
+        here = [n for n in self.collected if n not in elsewhere]
+        empty = bool(here) and not self.ran and not self.allow_empty
         if empty and session.exitstatus in (0, pytest.ExitCode.NO_TESTS_COLLECTED):
             self.problems.append(
                 "no test ran: every collected test was skipped or deselected "
@@ -124,7 +135,10 @@ class IntegrityPlugin:
         if self.failed_setup:
             parts.append(f"errors at setup {len(self.failed_setup)}")
         parts.append(f"skipped {len(self.skipped)}")
-        parts.append(f"deselected {len(self.deselected)}")
+        elsewhere = self.collected_elsewhere
+        parts.append(f"deselected {len(self.deselected) - elsewhere}")
+        if elsewhere:
+            parts.append(f"in other shards {elsewhere}")
         return ", ".join(parts)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -15,3 +15,5 @@ if TYPE_CHECKING:
 CONFIG_KEY = pytest.StashKey[Config]()
 HERMETIC_KEY: pytest.StashKey[HermeticPlugin] = pytest.StashKey()
 GUARDS_KEY: pytest.StashKey[GuardsPlugin] = pytest.StashKey()
+# Node ids this shard left to the other shards: not deselected by the user, not missing.
+SHARDED_OUT_KEY = pytest.StashKey[set[str]]()

@@ -1,0 +1,137 @@
+"""``truegreen shards``: prove a sharded run added up (verify), or preview a split (plan)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from truegreen.cli import add_verb
+from truegreen.core import config as tgconfig
+from truegreen.core.errors import ConfigError, UsageError
+from truegreen.core.manifests import load_dir, verify
+from truegreen.core.shards import assign_by_digest, assign_by_duration, plan, unit_durations
+
+EXAMPLE = """\
+  pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/   # in each CI job
+  truegreen shards verify manifests/ --count 4                  # in the job that gates the merge
+  truegreen shards plan --count 4 --mode duration --durations .test_durations -- tests/
+"""
+
+
+def add_parser(verbs: Any) -> None:
+    parser = add_verb(
+        verbs,
+        "shards",
+        summary="verify that the shards of a run add up, or plan a split",
+        description="verify: every shard present and complete, the same tests collected "
+        "everywhere, selections disjoint and covering every selected test, no unit split, "
+        "every shard green, every must-run test passed somewhere; exit 0 or 1. "
+        "plan: the assignment and the predicted tests and seconds per shard, without running "
+        "any test.",
+        example=EXAMPLE,
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    check = sub.add_parser("verify", help="check the manifests of every shard of a run")
+    check.add_argument("directory", type=Path, metavar="DIR")
+    check.add_argument("--count", type=int, default=None, help="the number of shards expected")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(run=run_verify)
+    preview = sub.add_parser("plan", help="show the split without running tests")
+    preview.add_argument("--count", type=int, required=True, help="the number of shards")
+    preview.add_argument("--mode", choices=("digest", "duration"), default=None)
+    preview.add_argument("--durations", default=None, metavar="FILE")
+    preview.add_argument("--format", choices=("text", "json"), default="text")
+    preview.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS")
+    preview.set_defaults(run=run_plan)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    if args.count is not None and args.count < 1:
+        raise UsageError(f"truegreen shards verify: --count must be >= 1 (got {args.count})")
+    checks = verify(load_dir(args.directory), args.count)
+    ok = all(check.ok for check in checks)
+    if args.format == "json":
+        document = {
+            "format": 1,
+            "ok": ok,
+            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
+        }
+        print(json.dumps(document, indent=2))
+    else:
+        for check in checks:
+            print(check.line())
+    return 0 if ok else 1
+
+
+def _collect_units(pytest_args: list[str]) -> dict[str, str]:
+    """Node id -> unit, from a ``pytest --collect-only`` run with the same arguments."""
+    with tempfile.TemporaryDirectory(prefix="truegreen-plan-") as tmp:
+        out = os.path.join(tmp, "units.json")
+        argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                f"--truegreen-plan-out={out}", *pytest_args]  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        if not os.path.exists(out):
+            last = (done.stdout + done.stderr).strip().splitlines()
+            raise UsageError(
+                f"truegreen shards plan: pytest could not collect ({done.returncode}): "
+                f"{last[-1] if last else 'no output'}"
+            )
+        with open(out, encoding="utf-8") as handle:
+            units: dict[str, str] = json.load(handle)["units"]
+    return units
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    if args.count < 1:
+        raise UsageError(f"truegreen shards plan: --count must be >= 1 (got {args.count})")
+    settings = tgconfig.load(Path.cwd(), os.environ)
+    mode = args.mode or settings.shard_mode
+    durations_file = args.durations or settings.durations
+    durations: dict[str, float] = {}
+    if durations_file:
+        from truegreen.plugin.sharding import read_durations
+
+        durations = read_durations(durations_file)
+    elif mode == "duration":
+        raise ConfigError("truegreen shards plan: duration mode needs --durations FILE")
+    units = _collect_units(args.pytest_args)
+    seconds, median = unit_durations(units, durations)
+    if mode == "digest":
+        result = plan(assign_by_digest(seconds, args.count), seconds, args.count)
+    else:
+        result = assign_by_duration(seconds, args.count)
+    tests = [0] * args.count
+    for unit in units.values():
+        tests[result.shard_of[unit]] += 1
+    if args.format == "json":
+        document = {
+            "format": 1,
+            "mode": mode,
+            "count": args.count,
+            "shards": [
+                {"k": k + 1, "tests": tests[k], "seconds": round(result.loads[k], 3)}
+                for k in range(args.count)
+            ],
+            "floor": round(result.floor, 3),
+            "largest_unit": {"unit": result.largest[0], "seconds": round(result.largest[1], 3)},
+            "slowest_over_floor": round(result.imbalance, 4),
+        }
+        print(json.dumps(document, indent=2))
+        return 0
+    print(f"{len(units)} tests in {len(seconds)} units, {args.count} shards, mode {mode}")
+    if not durations:
+        print("no durations given: every test counts 1s, so seconds are test counts")
+    elif len(durations) < len(units):
+        print(f"tests without a recorded duration count the median, {median:.2f}s")
+    for k in range(args.count):
+        print(f"  shard {k + 1}/{args.count}: {tests[k]:>6} tests  {result.loads[k]:>10.2f}s")
+    unit, largest = result.largest
+    print(f"floor {result.floor:.2f}s (largest unit {unit}: {largest:.2f}s); "
+          f"slowest shard / floor {result.imbalance:.3f}")  # fmt: skip
+    return 0

@@ -1,0 +1,222 @@
+"""Sharding in a pytest run: after the user's own selection, keep shard K of N, write the manifest.
+
+The order is fixed: collection, the platforms marker, the user's ``-k``/``-m`` and other
+plugins' selections, then the shard, then the run-integrity count. Under xdist every
+worker makes the same (deterministic) choice; the controller writes the manifest with the
+outcomes, completing the collection part the first worker wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from truegreen.core.config import Config
+from truegreen.core.errors import ConfigError
+from truegreen.core.manifests import FORMAT, manifest_name
+from truegreen.core.shards import (
+    ShardSpec,
+    assign_by_digest,
+    assign_by_duration,
+    collection_digest,
+    parse_shard,
+    unit_durations,
+    unit_of,
+)
+from truegreen.guards.hook import quiet
+from truegreen.plugin.stash import SHARDED_OUT_KEY
+
+
+def read_durations(path: str) -> dict[str, float]:
+    """A ``{nodeid: seconds}`` file; anything else is a one-line ConfigError naming it."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        message = f"{path}: expected a readable durations file, found {exc.strerror}"
+        raise ConfigError(message) from None
+    except ValueError as exc:
+        raise ConfigError(f"{path}: expected JSON of {{node id: seconds}}, found {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(f"{path}: {key!r}: expected seconds >= 0, found {value!r}")
+    return {str(k): float(v) for k, v in data.items()}
+
+
+def _group(item: pytest.Item) -> Optional[str]:
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return None
+    name = marker.args[0] if marker.args else marker.kwargs.get("name")
+    return str(name) if name is not None else None
+
+
+def write_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON so that a reader never sees half a file, even after a kill.
+
+    truegreen's own write: the guards look away from it.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with quiet():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(temporary, path)
+
+
+def _outcome(report: pytest.TestReport, previous: Optional[str]) -> Optional[str]:
+    if report.when == "setup":
+        return "error" if report.failed else ("skipped" if report.skipped else previous)
+    if report.when == "call":
+        if hasattr(report, "wasxfail"):
+            return "xfailed" if report.skipped else "xpassed"
+        return str(report.outcome)
+    return "error" if report.failed and previous != "failed" else previous
+
+
+class ShardPlugin:
+    """Keeps shard K of N; writes ``shard-K-of-N.json`` when asked."""
+
+    def __init__(self, config: pytest.Config, settings: Config) -> None:
+        self.config = config
+        self.settings = settings
+        self.spec: Optional[ShardSpec] = parse_shard(settings.shard) if settings.shard else None
+        self.manifest_dir = Path(settings.manifest) if settings.manifest else None
+        self.plan_out: Optional[str] = config.getoption("truegreen_plan_out")
+        self.collected: list[str] = []
+        self.data: dict[str, Any] = {}
+        self.outcomes: dict[str, str] = {}
+        self.expected = ""
+        worker = getattr(config, "workerinput", None)
+        self.worker: Optional[str] = worker["workerid"] if worker else None
+
+    @classmethod
+    def register(cls, config: pytest.Config, settings: Config) -> None:
+        config.pluginmanager.register(cls(config, settings), "truegreen-sharding")
+
+    @property
+    def controller(self) -> bool:
+        """An xdist controller: its workers collect and run; it only sees their reports."""
+        return self.config.pluginmanager.hasplugin("dsession")
+
+    @property
+    def name(self) -> str:
+        spec = self.spec or ShardSpec(1, 1)
+        return manifest_name(spec.k, spec.n)
+
+    def pytest_report_header(self) -> list[str]:
+        if self.spec is None:
+            return []
+        mode = self.settings.shard_mode
+        return [
+            f"truegreen shard {self.spec} ({mode}); reproduce it with "
+            f"--truegreen-shard={self.spec} --truegreen-shard-mode={mode}"
+        ]
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        self.collected.append(item.nodeid)  # before any selection
+
+    def _assign(self, units: dict[str, str]) -> dict[str, int]:
+        assert self.spec is not None
+        n = self.spec.n
+        if self.settings.shard_mode == "digest":
+            return assign_by_digest(set(units.values()), n)
+        durations = read_durations(self.settings.durations) if self.settings.durations else {}
+        seconds, median = unit_durations(units, durations)
+        result = assign_by_duration(seconds, n)
+        unit, largest = result.largest
+        limit = (
+            f"; the floor is set by the largest unit, {unit} ({largest:.2f}s)"
+            if largest >= sum(result.loads) / n
+            else ""
+        )
+        self.expected = (
+            f"truegreen shard {self.spec} (duration): expected shard times "
+            f"{min(result.loads):.2f}s to {max(result.loads):.2f}s, slowest / floor "
+            f"{result.imbalance:.3f} (floor {result.floor:.2f}s{limit}); tests without a "
+            f"recorded duration count {median:.2f}s"
+        )
+        return dict(result.shard_of)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        units = {item.nodeid: unit_of(item.nodeid, _group(item)) for item in items}
+        eligible = [item.nodeid for item in items]
+        if self.plan_out:
+            write_atomic(Path(self.plan_out), {"format": FORMAT, "units": units})
+        if self.spec is not None:
+            try:
+                shard_of = self._assign(units)
+            except ConfigError as exc:
+                raise pytest.UsageError(f"truegreen: {exc}") from None
+            mine = self.spec.k - 1
+            keep = [item for item in items if shard_of[units[item.nodeid]] == mine]
+            away = [item for item in items if shard_of[units[item.nodeid]] != mine]
+            if away:
+                config.stash[SHARDED_OUT_KEY] = {item.nodeid for item in away}
+                config.hook.pytest_deselected(items=away)
+                items[:] = keep
+        self.data = self._collection_part(config, eligible, [i.nodeid for i in items], units)
+        if self.manifest_dir is not None and self.worker in (None, "gw0"):
+            part = self.name if self.worker is None else f"{self.name}.collection"
+            write_atomic(self.manifest_dir / part, {**self.data, "complete": False})
+
+    def _collection_part(
+        self, config: pytest.Config, eligible: list[str], selected: list[str], units: dict[str, str]
+    ) -> dict[str, Any]:
+        spec = self.spec or ShardSpec(1, 1)
+        return {
+            "format": FORMAT,
+            "k": spec.k,
+            "n": spec.n,
+            "mode": self.settings.shard_mode,
+            "collected": self.collected,
+            "collected_digest": collection_digest(self.collected),
+            "selection": {
+                "args": [str(a) for a in config.invocation_params.args],
+                "keyword": config.getoption("keyword") or "",
+                "markexpr": config.getoption("markexpr") or "",
+            },
+            "eligible": eligible,
+            "selected": selected,
+            "units": units,
+            "outcomes": {},
+            "must_run": list(self.settings.must_run),
+            "exitstatus": None,
+        }
+
+    def pytest_report_collectionfinish(self) -> list[str]:
+        return [self.expected] if self.expected else []
+
+    def pytest_sessionstart(self) -> None:
+        if self.manifest_dir is not None and self.controller:
+            spec = self.spec or ShardSpec(1, 1)
+            started = {"format": FORMAT, "k": spec.k, "n": spec.n, "complete": False}
+            write_atomic(self.manifest_dir / self.name, started)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        outcome = _outcome(report, self.outcomes.get(report.nodeid))
+        if outcome is not None:
+            self.outcomes[report.nodeid] = outcome
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.manifest_dir is None or (self.worker is not None):
+            return
+        data = dict(self.data)
+        if self.controller:
+            part = self.manifest_dir / f"{self.name}.collection"
+            if part.is_file():
+                data = json.loads(part.read_text(encoding="utf-8"))
+                with quiet():
+                    part.unlink()
+        spec = self.spec or ShardSpec(1, 1)
+        data.update(format=FORMAT, k=spec.k, n=spec.n, outcomes=self.outcomes)
+        data.update(exitstatus=int(session.exitstatus), complete="collected" in data)
+        write_atomic(self.manifest_dir / self.name, data)
