@@ -102,9 +102,10 @@ def test_tool_caches_are_excluded_anywhere_in_the_path(path: str) -> None:
     "path", [".coveragerc", "src/.coveragerc", "notes.txt", "src/pytest_cache.py", "coverage.xml"]
 )
 def test_ordinary_paths_are_not_excluded(path: str) -> None:
-    """Ablation: replacing ``part == ".coverage" or part.startswith(".coverage.")`` in
-    ``excluded`` by ``part.startswith(".coverage")`` fails both ``.coveragerc`` cases.
-    Restored."""
+    """Ablation: replace
+    `part in CACHE_PARTS or part == ".coverage" or part.startswith(".coverage.")` with
+    `part in CACHE_PARTS or part.startswith(".coverage")` in `src/truegreen/core/paths.py`:
+    `.coveragerc` is excluded. Restored."""
     # Premise: the same rule does exclude coverage.py's data files.
     assert excluded(".coverage.host.1.2")
     assert not excluded(path)
@@ -124,7 +125,8 @@ def snap(status: dict[str, str], fingerprints: dict[str, str] | None = None) -> 
 
 
 def test_an_unchanged_tree_has_no_changes() -> None:
-    """Ablation: the ``elif True:`` replacement recorded below fails this test too. Restored."""
+    """Ablation: replace `before.fingerprints.get(path) != after.fingerprints.get(path)` with
+    `True` in `src/truegreen/core/gitstatus.py`. Restored."""
     before = snap({"src/app.py": " M", "notes.txt": "??"})
     assert diff_snapshots(before, snap(dict(before.status))) == []
 
@@ -158,9 +160,8 @@ def test_a_dirty_file_changed_further_is_caught_by_its_fingerprint() -> None:
 
 
 def test_a_dirty_file_left_alone_is_not_reported() -> None:
-    """Ablation: replacing ``elif before.fingerprints.get(path) !=
-    after.fingerprints.get(path):`` in ``diff_snapshots`` by ``elif True:`` fails the last
-    assertion; deleting that branch (two lines) fails the premise. Both restored."""
+    """Ablation: replace `before.fingerprints.get(path) != after.fingerprints.get(path)` with
+    `True` in `src/truegreen/core/gitstatus.py`: the last assertion fails. Restored."""
     before = snap({"app.py": " M"}, {"app.py": "a"})
     # Premise: the same path with another fingerprint is reported.
     assert diff_snapshots(before, snap({"app.py": " M"}, {"app.py": "b"})) != []

@@ -10,8 +10,8 @@ CANARY = "tg-canary-ambient-42"
 def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: making ``AmbientReads.__getitem__`` skip ``reads.add(key)`` empties the
-    section and fails this test. Restored."""
+    """Ablation: delete `reads.add(key)` in `src/truegreen/plugin/ambient.py`: the section is
+    empty. Restored."""
     monkeypatch.setenv("MYAPP_MODE", CANARY)
     monkeypatch.setenv("MYAPP_KEPT", CANARY)
     monkeypatch.setenv("GH_TOKEN", CANARY)

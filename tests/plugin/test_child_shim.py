@@ -8,7 +8,8 @@ import pytest
 def test_an_existing_sitecustomize_is_chain_loaded_after_the_guards(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: deleting the ``_chain()`` call at the end of the shim makes the child's
+    """Ablation (by hand: the shim runs before any import hook, so truegreen ablate cannot
+    serve it): removing the ``_chain()`` call at the end of the shim makes the child's
     ``sitecustomize.MARK`` lookup fail. Restored."""
     custom = pytester.mkdir("custom")
     (custom / "sitecustomize.py").write_text("MARK = 'the project sitecustomize'\n")

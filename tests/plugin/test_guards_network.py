@@ -37,8 +37,8 @@ def test_calls_the_daemon():
 def test_owned_blocks_a_loopback_daemon_started_outside_pytest(
     pytester: pytest.Pytester, ambient_daemon: int
 ) -> None:
-    """Ablation: deleting the ``if mode == "owned" and port and not _owned(...)`` refusal in
-    ``network.listeners`` lets the test reach the daemon. Restored."""
+    """Ablation: replace `mode == "owned" and port and not _owned(guard, protocol, port)` with
+    `False` in `src/truegreen/guards/network.py`: the test reaches the daemon. Restored."""
     pytester.makepyfile(CONNECT.format(port=ambient_daemon))
     # Premise: the daemon answers when loopback is open.
     premise = pytester.runpytest_subprocess(*NO_TREE_GUARD, "--truegreen-set", "network=loopback")
@@ -122,8 +122,8 @@ def test_servers_the_test_starts_itself_are_owned(pytester: pytest.Pytester) -> 
 
 
 def test_block_refuses_even_an_owned_loopback_listener(pytester: pytest.Pytester) -> None:
-    """Ablation: deleting the ``if mode == "block": refuse(...)`` line in
-    ``network.listeners`` lets the connection through. Restored."""
+    """Ablation: replace `mode == "block"` with `False` in `src/truegreen/guards/network.py`.
+    Restored."""
     pytester.makepyprojecttoml('[tool.truegreen]\nnetwork = "block"\n')
     pytester.makepyfile(
         """

@@ -38,8 +38,8 @@ def fake_docker(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> s
 def test_a_denied_program_started_by_a_python_grandchild_is_blocked(
     pytester: pytest.Pytester, fake_docker: str
 ) -> None:
-    """Ablation: deleting the ``if program in denied:`` branch of ``spawns.listeners`` lets the
-    fake docker run and the test pass. Restored."""
+    """Ablation: replace `program in denied` with `False` in `src/truegreen/guards/spawns.py`:
+    the fake docker runs and the test passes. Restored."""
     pytester.makepyfile(GRANDCHILD)
     premise = pytester.runpytest_subprocess(*NO_TREE_GUARD, "--truegreen-set", "writes=off")
     premise.assert_outcomes(passed=1)

@@ -18,7 +18,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 def test_a_write_next_to_the_test_fails_it_even_when_the_error_is_swallowed(
     pytester: pytest.Pytester,
 ) -> None:
-    """Ablation: deleting ``"open": on_open`` from ``writes.listeners`` lets this test pass.
+    """Ablation: replace `flags & _WRITE_FLAGS` with `0` in `src/truegreen/guards/writes.py`.
     Restored."""
     pytester.makepyfile(
         """
@@ -52,8 +52,8 @@ def test_a_write_next_to_the_test_fails_it_even_when_the_error_is_swallowed(
 
 
 def test_block_refuses_the_write_on_the_spot(pytester: pytest.Pytester) -> None:
-    """Ablation: deleting ``if block: raise WriteBlocked(...)`` in ``writes.listeners`` makes the
-    file appear. Restored."""
+    """Ablation: replace `policy.writes == "block"` with `False` in
+    `src/truegreen/guards/writes.py`: the file appears. Restored."""
     pytester.makepyprojecttoml('[tool.truegreen]\nwrites = "block"\n')
     pytester.makepyfile(
         """
@@ -101,8 +101,8 @@ def test_allow_writes_lets_a_declared_path_through(pytester: pytest.Pytester) ->
 def test_a_python_child_writing_into_the_project_fails_the_test(
     pytester: pytest.Pytester,
 ) -> None:
-    """Ablation: removing ``SHIM_DIR`` from the PYTHONPATH set in
-    ``GuardsPlugin.pytest_sessionstart`` lets this test pass. Restored."""
+    """Ablation: delete `self._setenv(RUN_VAR, run_dir)` in `src/truegreen/plugin/guards.py`:
+    the child no longer knows the run, so its write goes unseen. Restored."""
     pytester.makepyfile(
         """
         import subprocess
@@ -151,8 +151,8 @@ def test_a_multiprocessing_child_writing_into_the_project_fails_the_test(
 def test_an_unsealed_test_writing_into_the_real_home_fails(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: dropping ``("home", self.home)`` from ``GuardsPlugin._policy``'s protected
-    roots lets this test pass and leaves the file in the home. Restored."""
+    """Ablation: replace `(("home", self.home), ("project", project))` with
+    `(("project", project),)` in `src/truegreen/plugin/guards.py`. Restored."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     pytester.makepyfile(
         """

@@ -46,8 +46,8 @@ def test_sees_no_git_identity():
 def test_home_writes_and_git_reads_leave_the_ambient_home_byte_for_byte(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, identity: bool
 ) -> None:
-    """Ablation: deleting the ``("HOME", "{home}")`` entry of ``seal_for`` fails both runs
-    (the ambient home changes, and the identity run sees the developer). Restored."""
+    """Ablation: replace `("HOME", "{home}")` with `("UNUSED_HOME", "{home}")` in
+    `src/truegreen/core/hermetic.py`: both runs see the developer's home. Restored."""
     home = ambient_home(monkeypatch, tmp_path / "ambient-home", identity=identity)
     pytester.makepyfile(test_leaky=LEAKY_TESTS)
     before = snapshot_tree(home)
@@ -67,9 +67,9 @@ def test_home_writes_and_git_reads_leave_the_ambient_home_byte_for_byte(
 def test_git_sees_no_identity_from_any_ambient_source(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: deleting ``("GIT_CONFIG_GLOBAL", devnull)`` from ``seal_for`` fails on
-    user.name; deleting ``"GIT_CONFIG_COUNT"`` from ``GIT_UNSET`` fails on user.email.
-    Both restored."""
+    """Ablations: replace `("GIT_CONFIG_GLOBAL", devnull)` with `("UNUSED_A", devnull)` in
+    `src/truegreen/core/hermetic.py`; replace `"GIT_CONFIG_COUNT"` with `"UNUSED_B"` in
+    `src/truegreen/core/hermetic.py`. Restored."""
     dotfile = tmp_path / "dotfiles.gitconfig"
     dotfile.write_text("[user]\n\tname = Dotfiles Developer\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(dotfile))
@@ -103,8 +103,8 @@ def test_git_sees_no_identity_from_any_ambient_source(
 def test_localtime_is_utc_whatever_the_ambient_zone(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: deleting the ``_tzset()`` call in ``HermeticPlugin.enter`` fails this test
-    (TZ says UTC but the running process keeps Tokyo). Restored."""
+    """Ablation: delete `if not self._tz_noop and after.get(_TZ) != before.get(_TZ): _tzset()` in
+    `src/truegreen/plugin/hermetic.py`: TZ says UTC, the process keeps Tokyo. Restored."""
     monkeypatch.setenv("TZ", "Asia/Tokyo")
     pytester.makepyfile(
         """
@@ -123,7 +123,7 @@ def test_localtime_is_utc_whatever_the_ambient_zone(
 def test_declared_prefix_is_unset_for_the_test(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: deleting the ``clear_prefixes`` loop in ``Seal._reason`` fails this test.
+    """Ablation: replace `self.clear_prefixes` with `()` in `src/truegreen/core/hermetic.py`.
     Restored."""
     monkeypatch.setenv("MYAPP_URL", "https://gitea.example.invalid")
     pytester.makepyprojecttoml('[tool.truegreen]\nclear-env-prefixes = ["MYAPP_"]\n')
@@ -163,8 +163,8 @@ CREDENTIALS = [
 def test_a_canary_in_every_credential_family_is_invisible(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: deleting the ``credential_family`` branch of ``Seal._reason`` fails
-    ``test_no_canary`` for every variable. Restored."""
+    """Ablation: replace `credential_family(name)` with `None` in
+    `src/truegreen/core/hermetic.py`. Restored."""
     for name in CREDENTIALS:
         monkeypatch.setenv(name, f"{CANARY}-{name}")
     pytester.makepyfile(
@@ -206,8 +206,8 @@ def test_keep_env_passes_a_declared_credential_through(
 def test_environment_changes_made_by_a_test_do_not_reach_the_next(
     pytester: pytest.Pytester,
 ) -> None:
-    """Ablation: making ``HermeticPlugin.leave`` skip ``_restore`` fails
-    ``test_b_does_not_see_it``. Restored."""
+    """Ablation: delete `_restore(sealed._before)` in `src/truegreen/plugin/hermetic.py`.
+    Restored."""
     pytester.makepyfile(
         """
         import os
@@ -318,9 +318,9 @@ def test_the_seal_sits_between_wider_fixtures_and_the_test_own_fixtures(
     """Wider-scoped fixtures see the ambient environment and keep their own changes to it;
     function-scoped fixtures are sealed from setup through teardown.
 
-    Ablation: deleting ``item.addfinalizer(self._leave)`` from ``HermeticPlugin._enter`` and
-    calling ``_leave`` from a tryfirst ``pytest_runtest_teardown`` instead fails ``func_home``'s
-    teardown check and leaves a file in the ambient home. Restored."""
+    Ablation (two edits, so prose): moving the restore out of the finalizer that
+    ``HermeticPlugin._enter`` registers into a tryfirst ``pytest_runtest_teardown`` fails
+    ``func_home``'s teardown check and leaves a file in the ambient home. Restored."""
     home = ambient_home(monkeypatch, tmp_path / "ambient-home", identity=False)
     pytester.makepyfile(
         """

@@ -38,8 +38,8 @@ def redirect(monkeypatch: pytest.MonkeyPatch) -> PlatformdirsRedirect:
 def test_a_directory_under_the_real_home_moves_under_the_test_home(
     redirect: PlatformdirsRedirect,
 ) -> None:
-    """Ablation: making ``PlatformdirsRedirect._wrap`` return the original property leaves the
-    real profile in reach and fails this test. Restored."""
+    """Ablation: replace `self._wrap(attr)` with `attr` in `src/truegreen/plugin/homedirs.py`.
+    Restored."""
     assert platformdirs.user_data_dir("app") == "/real/home/AppData/Local/app"  # premise
     redirect.current = "/sealed/home"
     assert platformdirs.user_data_dir("app") == "/sealed/home/AppData/Local/app"

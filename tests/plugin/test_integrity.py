@@ -38,8 +38,8 @@ def test_a_gate_that_ran_green_passes(gate: pytest.Pytester) -> None:
 
 
 def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester) -> None:
-    """Ablation: deleting the ``elif nodeid in self.skipped`` branch of ``gate_problems``
-    lets this run exit 0. Restored."""
+    """Ablation: replace `nodeid in self.skipped` with `False` in
+    `src/truegreen/plugin/integrity.py`: the run exits 0. Restored."""
     result = gate.runpytest_subprocess("--truegreen-must-run=test_gates.py::test_skipped_gate")
     result.assert_outcomes(passed=2, skipped=1)  # premise: pytest itself calls this green
     assert result.ret == 1
@@ -52,8 +52,8 @@ def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester) -> None:
 
 
 def test_a_deselected_gate_fails_the_run(gate: pytest.Pytester) -> None:
-    """Ablation: deleting the ``if nodeid in self.deselected`` branch of ``gate_problems``
-    lets this run exit 0. Restored."""
+    """Ablation: replace `nodeid in self.deselected` with `False` in
+    `src/truegreen/plugin/integrity.py`: the run exits 0. Restored."""
     result = gate.runpytest_subprocess("-k", "other", "--truegreen-must-run=*::test_gate")
     result.assert_outcomes(passed=1)
     assert result.ret == 1
@@ -71,8 +71,8 @@ def test_a_missing_gate_fails_the_run(gate: pytest.Pytester) -> None:
 
 
 def test_a_run_that_executes_nothing_fails_unless_allowed(pytester: pytest.Pytester) -> None:
-    """Ablation: deleting the ``empty`` check in ``IntegrityPlugin.pytest_sessionfinish`` lets
-    the all-skipped run exit 0. Restored."""
+    """Ablation: replace `bool(here) and not self.ran and not self.allow_empty` with `False` in
+    `src/truegreen/plugin/integrity.py`: the all-skipped run exits 0. Restored."""
     pytester.makepyfile(
         """
         import pytest

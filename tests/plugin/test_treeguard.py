@@ -103,10 +103,8 @@ def test_clean_after():
 def test_each_fails_the_test_that_changed_the_tree_and_only_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """Ablation: in ``pytest_runtest_makereport``, replacing ``self.chain, self.chain_problem
-    = after, None`` by ``self.chain, self.chain_problem = before, None`` (the next test starts
-    where this one began) fails both cases: ``test_clean_after`` is blamed for ``notes.txt``
-    too. Restored."""
+    """Ablation: replace `after, None` with `before, None` in `src/truegreen/plugin/treeguard.py`:
+    `test_clean_after` is blamed for `notes.txt` too. Restored."""
     make_repo(pytester, test_each=EACH)
     args = [*INNER]
     if how == "flag":
@@ -172,9 +170,8 @@ def test_reads_nothing():
 
 
 def test_a_file_already_dirty_and_left_alone_is_not_reported(pytester: pytest.Pytester) -> None:
-    """Ablation: replacing ``elif before.fingerprints.get(path) !=
-    after.fingerprints.get(path):`` in ``diff_snapshots`` by ``elif True:`` fails this test
-    (the run fails: ``data.txt`` and ``scratch.txt`` are reported as changed further).
+    """Ablation: replace `before.fingerprints.get(path) != after.fingerprints.get(path)` with
+    `True` in `src/truegreen/core/gitstatus.py`: `data.txt` and `scratch.txt` are reported.
     Restored."""
     repo = make_repo(pytester, test_alone=LEAVES_ALONE)
     (repo / "data.txt").write_text("committed\n")
@@ -216,9 +213,9 @@ def test_writes_caches():
 
 
 def test_writes_into_tool_caches_are_not_reported(pytester: pytest.Pytester) -> None:
-    """Ablation: replacing ``if any(is_tool_cache(part) ...): return True`` in ``excluded``
-    by ``pass`` fails this test (the session run fails on every cache file, as a new
-    untracked file). Restored."""
+    """Ablation: replace `any(is_tool_cache(part) for part in path.rstrip("/").split("/"))` with
+    `False` in `src/truegreen/core/gitstatus.py`: every cache file is a new untracked file.
+    Restored."""
     repo = make_repo(pytester, ignore_bytecode=False, test_caches=WRITES_CACHES)
 
     session = pytester.runpytest_subprocess(*INNER)  # the cacheprovider writes too
@@ -248,8 +245,8 @@ def test_writes_under_a_basetemp_inside_the_checkout_are_not_reported(
     """pytester's subprocess run puts ``--basetemp`` inside pytester's directory, which here is
     the checkout.
 
-    Ablation: deleting ``skip.append(inside)`` in ``TreeGuardPlugin.register`` fails this
-    test (``runpytest-0/test_writes_tmp0/out.txt`` is reported). Restored."""
+    Ablation: delete `skip.append(inside)` in `src/truegreen/plugin/treeguard.py`:
+    `runpytest-0/test_writes_tmp0/out.txt` is reported. Restored."""
     repo = make_repo(pytester, test_tmp=WRITES_TMP)
 
     result = pytester.runpytest_subprocess(*INNER)

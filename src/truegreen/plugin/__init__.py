@@ -115,6 +115,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("_TRUEGREEN_MUTANT"):
+        from truegreen.guards.mutant import to_front
+
+        to_front()  # before pytest's assertion rewriter, so a test-file target is ablated too
     config.addinivalue_line(
         "markers",
         "truegreen_ambient: run this test in the ambient environment, unsealed "

@@ -9,6 +9,13 @@ import os
 import sys
 
 
+def _serve_mutant() -> None:
+    if os.environ.get("_TRUEGREEN_MUTANT"):
+        from truegreen.guards.mutant import install_from_environment
+
+        install_from_environment()
+
+
 def _start_guards() -> None:
     run_dir = os.environ.get("_TRUEGREEN_RUN")
     if not run_dir:
@@ -37,5 +44,6 @@ def _chain() -> None:
     spec.loader.exec_module(module)
 
 
+_serve_mutant()
 _start_guards()
 _chain()

@@ -1,0 +1,372 @@
+"""``truegreen ablate``: prove a negative test can fail, by running it with its gate cut out.
+
+The user's file is never written. The ablated source is served from memory by an import
+hook that the ``sitecustomize`` shim installs in the pytest process and in every Python
+child it starts (:mod:`truegreen.guards.mutant`), so a ``kill -9`` at any moment loses no
+byte of anyone's source, and several ablations run side by side without seeing each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from truegreen.cli import add_verb
+from truegreen.core.ablation import PASSING, Run, Verdict, judge, premise
+from truegreen.core.errors import UsageError
+from truegreen.core.records import Claim, ProseRecord, read_records
+from truegreen.core.snippets import (
+    SnippetError,
+    choose,
+    delete,
+    delete_lines,
+    find_expressions,
+    find_statements,
+    splice,
+)
+from truegreen.guards.mutant import MUTANT_VAR, write_spec
+
+SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
+EXAMPLE = """\
+  truegreen ablate src/app/config.py --delete "if raw is None: return None" \\
+      --test tests/test_config.py::test_missing_value_is_refused
+  truegreen ablate src/app/auth.py --replace "level > 2" --with "level > 3" \\
+      --test tests/test_auth.py
+  truegreen ablate --records tests/ -j 2          # every `Ablation:` record in the suite
+  truegreen ablate --records --changed-since origin/main
+"""
+
+
+def add_parser(verbs: Any) -> None:
+    parser = add_verb(
+        verbs,
+        "ablate",
+        summary="cut a gate out of the code and check that its negative test fails",
+        description="Run the given tests unablated (they must pass), then with a snippet of "
+        "PATH deleted or replaced, matched by its syntax tree: killed (a test failed: the "
+        "claim holds), survived (all passed: the test cannot see the gate), broken (the run "
+        "proves nothing), timeout, stale (the snippet matches nothing), ambiguous (several "
+        "places), premise-failed. With --records, every `Ablation:` record in the test "
+        "files' docstrings and comments, each claim singly. The file is never written.",
+        example=EXAMPLE,
+    )
+    parser.add_argument("path", nargs="?", help="the file to ablate (single mode)")
+    parser.add_argument("--delete", metavar="SNIPPET", help="statements to delete")
+    parser.add_argument("--replace", metavar="OLD", help="an expression to replace")
+    parser.add_argument("--with", dest="new", metavar="NEW", help="what replaces OLD")
+    parser.add_argument("--lines", metavar="A-B", help="delete lines A to B")
+    parser.add_argument("--occurrence", type=int, help="which match, when several (1-based)")
+    parser.add_argument("--test", action="append", default=[], metavar="NODEID")
+    parser.add_argument(
+        "--records",
+        nargs="*",
+        metavar="PATHS",
+        default=None,
+        help="run the records in these test files or directories",
+    )
+    parser.add_argument(
+        "--changed-since",
+        metavar="REV",
+        help="only records whose target or test file changed since REV",
+    )
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="claims run side by side")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pytest run")
+    parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
+    parser.add_argument(
+        "--recover",
+        action="store_true",
+        help="restore files a killed ablation left changed (there are none)",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(run=run)
+
+
+# -- running pytest ---------------------------------------------------------------------
+
+
+def run_pytest(tests: tuple[str, ...], mutant: Optional[tuple[str, str]], timeout: float) -> Run:
+    """One pytest process over ``tests``; with ``mutant`` (path, source) it runs ablated."""
+    with tempfile.TemporaryDirectory(prefix="truegreen-ablate-") as tmp:
+        report = os.path.join(tmp, "report.xml")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (SHIM_DIR, env.get("PYTHONPATH")) if p)
+        if mutant is not None:
+            spec = os.path.join(tmp, "mutant.marshal")
+            write_spec(spec, *mutant)
+            env[MUTANT_VAR] = spec
+        argv = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={report}",
+            "-o",
+            "junit_family=xunit1",
+            *tests,
+        ]
+        process = subprocess.Popen(
+            argv,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            return Run(status=-1, timed_out=True)
+        lines = output.decode(errors="replace").strip().splitlines()
+        tail = lines[-1].strip("= ") if lines else ""
+        if not os.path.exists(report):
+            return Run(status=process.returncode, tail=tail)
+        failed, passed = _junit(report)
+        return Run(process.returncode, tuple(failed), passed, tail=tail)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        process.kill()
+    process.communicate()  # reap it and close its pipe
+
+
+def _junit(path: str) -> tuple[list[tuple[str, str]], int]:
+    failed, passed = [], 0
+    for case in ET.parse(path).iter("testcase"):
+        bad = case.find("failure")
+        if bad is None:
+            bad = case.find("error")
+        if bad is None:
+            passed += case.find("skipped") is None
+            continue
+        name = "::".join(filter(None, (case.get("classname"), case.get("name"))))
+        message = (bad.get("message") or bad.text or "failed").strip().splitlines()
+        failed.append((name, message[0] if message else "failed"))
+    return failed, passed
+
+
+# -- one claim --------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    claim: Claim
+    verdict: Verdict
+    seconds: float
+
+
+def mutate(source: str, claim: Claim, occurrence: Optional[int] = None) -> tuple[str, str]:
+    """(ablated source, "") or ("", verdict text) for a claim that cannot be applied."""
+    try:
+        if claim.new is None:
+            span, problem = choose(find_statements(source, claim.snippet), occurrence)
+            return (delete(source, span), "") if span else ("", problem)
+        span, problem = choose(find_expressions(source, claim.snippet), occurrence)
+        return (splice(source, span, claim.new), "") if span else ("", problem)
+    except SnippetError as exc:
+        return "", f"broken: {exc}"
+
+
+def _verdict_of(problem: str) -> Verdict:
+    word, _, detail = problem.partition(": ")
+    return Verdict(word, detail)
+
+
+class Ablator:
+    """Runs claims: the premise once per set of tests, then each claim's ablated run."""
+
+    def __init__(self, timeout: float, jobs: int) -> None:
+        self.timeout = timeout
+        self.jobs = max(1, jobs)
+        self.premises: dict[tuple[str, ...], tuple[Optional[Verdict], float]] = {}
+
+    def _premise(self, tests: tuple[str, ...]) -> tuple[Optional[Verdict], float]:
+        start = time.perf_counter()
+        return premise(run_pytest(tests, None, self.timeout)), time.perf_counter() - start
+
+    def run(self, claims: list[tuple[Claim, tuple[str, ...], str, str]]) -> list[Outcome]:
+        """Each item: (claim, tests, ablated source, problem); a problem means no run."""
+        needed = sorted({tests for _, tests, _, problem in claims if not problem})
+        with ThreadPoolExecutor(self.jobs) as pool:
+            for tests, result in zip(needed, pool.map(self._premise, needed)):
+                self.premises[tests] = result
+            return list(pool.map(self._one, claims))
+
+    def _one(self, item: tuple[Claim, tuple[str, ...], str, str]) -> Outcome:
+        claim, tests, mutated, problem = item
+        if problem:
+            outcome = Outcome(claim, _verdict_of(problem), 0.0)
+        else:
+            failed, premise_seconds = self.premises[tests]
+            if failed is not None:
+                outcome = Outcome(claim, failed, premise_seconds)
+            else:
+                start = time.perf_counter()
+                verdict = judge(run_pytest(tests, (claim.path, mutated), self.timeout))
+                outcome = Outcome(claim, verdict, time.perf_counter() - start + premise_seconds)
+        sys.stderr.write(
+            f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} ({outcome.seconds:.1f}s)\n"
+        )
+        return outcome
+
+
+# -- records ----------------------------------------------------------------------------
+
+
+def _test_files(paths: list[Path]) -> list[Path]:
+    found = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            found += sorted(p for p in path.rglob("test_*.py") if ".venv" not in p.parts)
+        else:
+            raise UsageError(f"truegreen ablate: expected a file or directory, found {path}")
+    return found
+
+
+def _changed(rev: str) -> set[str]:
+    git = ["git", "--no-optional-locks"]
+    diff = subprocess.run(
+        [*git, "diff", "--name-only", rev, "--"], capture_output=True, text=True, check=False
+    )
+    if diff.returncode != 0:
+        raise UsageError(f"truegreen ablate: --changed-since {rev}: {diff.stderr.strip()}")
+    new = subprocess.run(
+        [*git, "ls-files", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(diff.stdout.split()) | set(new.stdout.split())
+
+
+def collect(
+    paths: list[Path], changed_since: Optional[str]
+) -> tuple[list[Claim], list[ProseRecord]]:
+    claims: list[Claim] = []
+    prose: list[ProseRecord] = []
+    cwd = Path.cwd()
+    for path in _test_files(paths):
+        name = os.path.relpath(path, cwd).replace(os.sep, "/")
+        found, words = read_records(path.read_text(encoding="utf-8"), name)
+        claims += found
+        prose += words
+    if changed_since:
+        changed = _changed(changed_since)
+        claims = [c for c in claims if c.path in changed or c.test.split("::")[0] in changed]
+    return claims, prose
+
+
+# -- the verb ---------------------------------------------------------------------------
+
+
+def _single(args: argparse.Namespace) -> list[Claim]:
+    if not args.path or not args.test:
+        raise UsageError("truegreen ablate: expected PATH and at least one --test, or --records")
+    chosen = [x for x in (args.delete, args.replace, args.lines) if x is not None]
+    if len(chosen) != 1 or (args.replace is not None) != (args.new is not None):
+        raise UsageError(
+            "truegreen ablate: expected exactly one of --delete SNIPPET, --replace OLD --with "
+            "NEW, or --lines A-B"
+        )
+    snippet = args.delete if args.delete is not None else (args.replace or f"lines {args.lines}")
+    return [Claim(" ".join(args.test), args.path, snippet, args.new, 0)]
+
+
+def _prepare(claim: Claim, args: argparse.Namespace) -> tuple[str, str]:
+    """(ablated source, "") or ("", problem)."""
+    path = Path(claim.path)
+    if not path.is_file():
+        return "", f"stale: {claim.path} does not exist"
+    source = path.read_text(encoding="utf-8")
+    if claim.snippet.startswith("lines ") and args.lines:
+        first, _, last = args.lines.partition("-")
+        try:
+            return delete_lines(source, int(first), int(last or first)), ""
+        except (ValueError, SnippetError) as exc:
+            return "", f"broken: {exc}"
+    return mutate(source, claim, args.occurrence if args.records is None else None)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.recover:
+        print(
+            "nothing to recover: truegreen ablate serves the ablated source from memory and "
+            "never writes your files"
+        )
+        return 0
+    prose: list[ProseRecord] = []
+    plans: list[tuple[Claim, tuple[str, ...]]]
+    if args.records is not None:
+        claims, prose = collect([Path(p) for p in args.records or ["."]], args.changed_since)
+        plans = [(c, (c.test,)) for c in claims]
+    else:
+        plans = [(c, tuple(args.test)) for c in _single(args)]
+    items = [(c, tests, *_prepare(c, args)) for c, tests in plans]  # (claim, tests, src, why)
+    outcomes = Ablator(args.timeout, args.jobs).run(items)
+    failing = [o for o in outcomes if o.verdict.verdict not in PASSING]
+    if args.format == "json":
+        print(json.dumps(_document(outcomes, prose), indent=2))
+    else:
+        _table(outcomes, prose)
+    return 1 if failing or (args.strict and prose) else 0
+
+
+def _document(outcomes: list[Outcome], prose: list[ProseRecord]) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "records": [
+            {
+                "test": o.claim.test,
+                "path": o.claim.path,
+                "snippet": o.claim.snippet,
+                "new": o.claim.new,
+                "verdict": o.verdict.verdict,
+                "detail": o.verdict.detail,
+                "seconds": round(o.seconds, 3),
+                "failed": [list(f) for f in o.verdict.failed],
+            }
+            for o in outcomes
+        ],
+        "prose_only": [{"test": p.test, "line": p.line, "text": p.text} for p in prose],
+    }
+
+
+def _table(outcomes: list[Outcome], prose: list[ProseRecord]) -> None:
+    if outcomes:
+        width = min(max(len(o.claim.test) for o in outcomes), 70)
+        print(f"{'test':<{width}}  {'verdict':<14}  {'seconds':>7}  record")
+        for o in outcomes:
+            print(
+                f"{o.claim.test[:width]:<{width}}  {o.verdict.verdict:<14}  "
+                f"{o.seconds:>7.1f}  {o.claim.describe()}"
+            )
+        for o in outcomes:
+            if o.verdict.detail:
+                print(f"  {o.verdict.verdict}: {o.claim.test}: {o.verdict.detail}")
+    else:
+        print("no checkable claim")
+    if prose:
+        print(f"{len(prose)} prose-only records (no `delete ... in ...` clause to check):")
+        for p in prose:
+            print(f"  {p.test}: {p.text}")
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1
+    print(", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "0 claims")

@@ -1,0 +1,55 @@
+"""Ablation verdicts, decided from what a pytest run reported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KILLED = "killed"
+SURVIVED = "survived"
+BROKEN = "broken"
+TIMEOUT = "timeout"
+STALE = "stale"
+AMBIGUOUS = "ambiguous"
+PREMISE_FAILED = "premise-failed"
+# Only a killed claim holds; everything else fails `truegreen ablate`.
+PASSING = frozenset({KILLED})
+
+
+@dataclass(frozen=True)
+class Run:
+    """One pytest run of a claim's tests: its exit status and each test's result."""
+
+    status: int
+    failed: tuple[tuple[str, str], ...] = ()  # (test, first line of why)
+    passed: int = 0
+    timed_out: bool = False
+    tail: str = ""  # the last line of output, for a run that proves nothing
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    detail: str = ""
+    failed: tuple[tuple[str, str], ...] = field(default=())
+
+
+def premise(run: Run) -> Verdict | None:
+    """None when the unablated tests passed; otherwise the premise-failed verdict."""
+    if run.timed_out:
+        return Verdict(PREMISE_FAILED, "the unablated run timed out")
+    if run.status == 0 and run.passed and not run.failed:
+        return None
+    why = "; ".join(f"{test}: {line}" for test, line in run.failed[:3]) or run.tail
+    return Verdict(PREMISE_FAILED, f"the tests do not pass unablated (exit {run.status}): {why}")
+
+
+def judge(run: Run) -> Verdict:
+    """The verdict of an ablated run."""
+    if run.timed_out:
+        return Verdict(TIMEOUT, "the ablated run did not finish in time")
+    if run.status in (2, 3, 4, 5) or (not run.failed and not run.passed):
+        return Verdict(BROKEN, f"exit {run.status}: {run.tail or 'no test ran'}")
+    if run.failed:
+        test, line = run.failed[0]
+        return Verdict(KILLED, f"{test}: {line}", run.failed)
+    return Verdict(SURVIVED, "every test passed with the gate gone: the test cannot see it")

@@ -1,0 +1,143 @@
+"""Ablation records: the claims test docstrings and comments make about the gates they see.
+
+A record starts with ``Ablation:`` (also ``Ablations:``, ``Ablation target:``,
+``Ablation A1:``) and runs to the end of its paragraph. Each clause it holds is one
+claim, checked singly:
+
+- ``delete `SNIPPET` in `PATH``` (also "deleting ... in/from ...");
+- ``replace `OLD` with `NEW` in `PATH``` (also "replacing ... with/by ...").
+
+Code is quoted with single or double backticks. A record with no such clause is
+*prose-only*: listed, never run.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from typing import Optional
+
+_LABEL = re.compile(r"\bAblations?(?:\s+target|\s+[A-Z]\w*)?\s*:", re.I)
+_CODE = r"(?P<q{n}>``|`)(?P<{name}>.+?)(?P=q{n})"
+_DELETE = re.compile(
+    r"\bdelet(?:e|ing)\s+(?:the\s+)?"
+    + _CODE.format(n=1, name="snippet")
+    + r"\s+(?:in|from)\s+"
+    + _CODE.format(n=2, name="path"),
+    re.S,
+)
+_REPLACE = re.compile(
+    r"\breplac(?:e|ing)\s+"
+    + _CODE.format(n=1, name="old")
+    + r"\s+(?:with|by)\s+"
+    + _CODE.format(n=2, name="new")
+    + r"\s+in\s+"
+    + _CODE.format(n=3, name="path"),
+    re.S,
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable clause: delete ``snippet`` (or replace it with ``new``) in ``path``."""
+
+    test: str  # node id of the test function that holds the record
+    path: str
+    snippet: str
+    new: Optional[str]  # None for a deletion
+    line: int  # where the record is, in the test file
+
+    @property
+    def action(self) -> str:
+        return "delete" if self.new is None else "replace"
+
+    def describe(self) -> str:
+        if self.new is None:
+            return f"delete `{self.snippet}` in {self.path}"
+        return f"replace `{self.snippet}` with `{self.new}` in {self.path}"
+
+
+@dataclass(frozen=True)
+class ProseRecord:
+    """A record that names no checkable clause."""
+
+    test: str
+    line: int
+    text: str
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def claims_in(text: str, test: str, line: int) -> tuple[list[Claim], list[ProseRecord]]:
+    """The claims of every record in one docstring or comment block."""
+    claims, prose = [], []
+    for label in _LABEL.finditer(text):
+        rest = text[label.end() :]
+        paragraph = re.split(r"\n\s*\n", rest, maxsplit=1)[0]
+        following = _LABEL.search(paragraph)
+        if following:
+            paragraph = paragraph[: following.start()]
+        found = []
+        for match in _DELETE.finditer(paragraph):
+            found.append(Claim(test, match["path"].strip(), _squash(match["snippet"]), None, line))
+        for match in _REPLACE.finditer(paragraph):
+            found.append(
+                Claim(
+                    test, match["path"].strip(), _squash(match["old"]), _squash(match["new"]), line
+                )
+            )
+        if found:
+            claims.extend(found)
+        else:
+            prose.append(ProseRecord(test, line, _squash(paragraph)[:120]))
+    return claims, prose
+
+
+def _tests(tree: ast.Module, prefix: str) -> list[tuple[str, ast.AST]]:
+    """(node id, function) of every test function and test method in a module."""
+    found: list[tuple[str, ast.AST]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+            "test"
+        ):
+            found.append((f"{prefix}::{node.name}", node))
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    item.name.startswith("test")
+                ):
+                    found.append((f"{prefix}::{node.name}::{item.name}", item))
+    return found
+
+
+def read_records(source: str, prefix: str) -> tuple[list[Claim], list[ProseRecord]]:
+    """Every claim and prose-only record of the tests in one test file.
+
+    ``prefix`` is the file's path as pytest names it (``tests/test_x.py``).
+    """
+    tree = ast.parse(source)
+    comments: list[tuple[int, str]] = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments.append((token.start[0], token.string.lstrip("#").strip()))
+    claims: list[Claim] = []
+    prose: list[ProseRecord] = []
+    for test, node in _tests(tree, prefix):
+        docstring = ast.get_docstring(node, clean=True)  # type: ignore[arg-type]
+        if docstring:
+            found, words = claims_in(docstring, test, node.lineno)  # type: ignore[attr-defined]
+            claims += found
+            prose += words
+        first = node.lineno  # type: ignore[attr-defined]
+        last = node.end_lineno or first  # type: ignore[attr-defined]
+        block = "\n".join(text for line, text in comments if first <= line <= last)
+        if block:
+            found, words = claims_in(block, test, first)
+            claims += found
+            prose += words
+    return claims, prose

@@ -1,0 +1,197 @@
+"""truegreen ablate over a fixture project with every verdict; the source is never changed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from truegreen.cli import main
+
+APP = """\
+import os
+
+SEPARATOR = os.sep
+
+
+def parse(raw):
+    if raw is None:
+        raise ValueError("missing")
+    if raw == "":
+        return "default"
+    return raw.strip()
+
+
+def level(n):
+    return n > 2
+
+
+def spin(n):
+    while n > 0:
+        n = n - 1
+    return n
+
+
+def home():
+    return SEPARATOR
+"""
+
+TESTS = '''\
+import subprocess
+import sys
+
+import pytest
+
+from app.core import home, level, parse, spin
+
+
+def test_missing_is_refused():
+    """Ablation: delete `if raw is None: raise ValueError("missing")` in `app/core.py`."""
+    with pytest.raises(ValueError):
+        parse(None)
+
+
+def test_blank():
+    """Ablation: delete ``return "default"`` in ``app/core.py``: the test never looks."""
+    assert parse(" x ") == "x"
+
+
+def test_level():
+    """Ablations: replace `n > 2` with `n >= 2` in `app/core.py`; delete `return 0` in
+    `app/core.py`; replace `raw` with `None` in `app/core.py`."""
+    assert level(2) is False
+
+
+def test_broken():
+    """Ablation: delete `import os` in `app/core.py`."""
+    assert home()
+
+
+def test_spin():
+    """Ablation: replace `n - 1` with `n` in `app/core.py`."""
+    assert spin(3) == 0
+
+
+def test_child_sees_the_mutant():
+    """Ablation: delete `if raw is None: raise ValueError("missing")` in `app/core.py`."""
+    code = (
+        "from app.core import parse\\ntry:\\n    parse(None)\\n"
+        "except ValueError:\\n    print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok"
+
+
+def test_red():
+    """Ablation: delete `return raw.strip()` in `app/core.py`."""
+    assert parse("a") == "b"
+
+
+def test_prose():
+    """Ablation: we removed the strip and it failed."""
+    assert parse(" a") == "a"
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "core.py").write_text(APP)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_core.py").write_text(TESTS)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\npythonpath = ["."]\n[tool.truegreen]\ntree-guard = "off"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_every_verdict_in_one_table(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _digest(project / "app" / "core.py")
+    status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "8",
+                   "--format", "json"])  # fmt: skip
+    assert status == 1
+    document = json.loads(capsys.readouterr().out)
+    verdicts = {(r["test"].split("::")[1], r["snippet"]): r["verdict"] for r in document["records"]}
+    assert verdicts == {
+        ("test_missing_is_refused", 'if raw is None: raise ValueError("missing")'): "killed",
+        ("test_blank", 'return "default"'): "survived",
+        ("test_level", "n > 2"): "killed",
+        ("test_level", "return 0"): "stale",
+        ("test_level", "raw"): "ambiguous",
+        ("test_broken", "import os"): "broken",
+        ("test_spin", "n - 1"): "timeout",
+        ("test_child_sees_the_mutant", 'if raw is None: raise ValueError("missing")'): "killed",
+        ("test_red", "return raw.strip()"): "premise-failed",
+    }
+    assert document["prose_only"][0]["test"] == "tests/test_core.py::test_prose"
+    assert _digest(project / "app" / "core.py") == before
+
+
+def test_the_stale_bytecode_trap_a_same_size_edit_in_the_same_second_is_killed(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bytecode is allowed here, so the unablated run leaves a fresh .pyc of the same size
+    and second: the ablated run must still execute the mutant."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    status = main(["ablate", "app/core.py", "--replace", "n > 2", "--with", "n > 1",
+                   "--test", "tests/test_core.py::test_level"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "killed" in out
+    assert list((project / "app" / "__pycache__").glob("core.*.pyc"))  # premise: it was cached
+
+
+def test_usage_errors_are_one_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ablate", "app/core.py", "--delete", "x = 1"]) == 2
+    assert capsys.readouterr().err == (
+        "truegreen: error: truegreen ablate: expected PATH and at least one --test, or --records\n"
+    )
+    assert main(["ablate", "app/core.py", "--replace", "n > 2", "--test", "tests"]) == 2
+    assert "expected exactly one of --delete SNIPPET" in capsys.readouterr().err
+
+
+def test_recover_has_nothing_to_do(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ablate", "--recover"]) == 0
+    assert "never writes your files" in capsys.readouterr().out
+
+
+def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> None:
+    """50 ablation runs killed with SIGKILL at random moments: the source stays byte-identical
+    and git sees a clean tree every time."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fixture"], check=True)
+    target = project / "app" / "core.py"
+    before = target.read_bytes()
+    rng = random.Random(1234)
+    argv = [sys.executable, "-m", "truegreen", "ablate", "app/core.py", "--delete",
+            'if raw is None: raise ValueError("missing")', "--test",
+            "tests/test_core.py::test_missing_is_refused"]  # fmt: skip
+    kills = 0
+    for _ in range(50):
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)  # fmt: skip
+        time.sleep(rng.uniform(0.0, 0.7))
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            kills += 1
+        process.wait()
+        assert target.read_bytes() == before
+        status = subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True)
+        assert [line for line in status.stdout.splitlines() if "__pycache__" not in line] == []
+    assert kills >= 40  # most runs really were killed mid-flight
