@@ -80,7 +80,13 @@ def add_parser(verbs: Any) -> None:
         metavar="REV",
         help="only records whose target or test file changed since REV",
     )
-    parser.add_argument("-j", "--jobs", type=int, default=1, help="claims run side by side")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=min(4, os.cpu_count() or 1),
+        help="pytest runs side by side (default: CPUs, at most 4)",
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pytest run")
     parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
     parser.add_argument(
@@ -200,29 +206,38 @@ class Ablator:
         return premise(run_pytest(tests, None, self.timeout)), time.perf_counter() - start
 
     def run(self, claims: list[tuple[Claim, tuple[str, ...], str, str]]) -> list[Outcome]:
-        """Each item: (claim, tests, ablated source, problem); a problem means no run."""
+        """Each item: (claim, tests, ablated source, problem); a problem means no run.
+
+        Premise runs and ablated runs go to the pool together: with two workers a single
+        claim's premise and ablation run side by side, and a failed premise discards the
+        ablated verdict.
+        """
         needed = sorted({tests for _, tests, _, problem in claims if not problem})
         with ThreadPoolExecutor(self.jobs) as pool:
-            for tests, result in zip(needed, pool.map(self._premise, needed)):
-                self.premises[tests] = result
-            return list(pool.map(self._one, claims))
+            premises = {tests: pool.submit(self._premise, tests) for tests in needed}
+            runs = [
+                pool.submit(self._ablated, claim, tests, mutated) if not problem else None
+                for claim, tests, mutated, problem in claims
+            ]
+            outcomes = []
+            for (claim, tests, _mutated, problem), future in zip(claims, runs):
+                if future is None:
+                    outcome = Outcome(claim, _verdict_of(problem), 0.0)
+                else:
+                    failed, premise_seconds = premises[tests].result()
+                    verdict, seconds = future.result()
+                    outcome = Outcome(claim, failed or verdict, seconds + premise_seconds)
+                sys.stderr.write(
+                    f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} "
+                    f"({outcome.seconds:.1f}s)\n"
+                )
+                outcomes.append(outcome)
+        return outcomes
 
-    def _one(self, item: tuple[Claim, tuple[str, ...], str, str]) -> Outcome:
-        claim, tests, mutated, problem = item
-        if problem:
-            outcome = Outcome(claim, _verdict_of(problem), 0.0)
-        else:
-            failed, premise_seconds = self.premises[tests]
-            if failed is not None:
-                outcome = Outcome(claim, failed, premise_seconds)
-            else:
-                start = time.perf_counter()
-                verdict = judge(run_pytest(tests, (claim.path, mutated), self.timeout))
-                outcome = Outcome(claim, verdict, time.perf_counter() - start + premise_seconds)
-        sys.stderr.write(
-            f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} ({outcome.seconds:.1f}s)\n"
-        )
-        return outcome
+    def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
+        start = time.perf_counter()
+        verdict = judge(run_pytest(tests, (claim.path, mutated), self.timeout))
+        return verdict, time.perf_counter() - start
 
 
 # -- records ----------------------------------------------------------------------------
