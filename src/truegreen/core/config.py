@@ -170,6 +170,12 @@ OPTIONS: tuple[Option, ...] = (
         "Directory to write this run's shard manifest into (shard-K-of-N.json).",
     ),
     Option(
+        "metrics",
+        "path",
+        None,
+        "Directory to record the run's event stream into (one JSON-lines file per process).",
+    ),
+    Option(
         "tree-guard",
         "choice",
         "session",
@@ -223,6 +229,7 @@ class Config:
     shard_mode: str = "digest"
     durations: Optional[str] = None
     manifest: Optional[str] = None
+    metrics: Optional[str] = None
     # Where the table came from, and which layer decided each key.
     source: Optional[Path] = None
     layers: Mapping[str, str] = field(default_factory=dict, compare=False)

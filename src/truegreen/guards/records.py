@@ -103,9 +103,14 @@ class StreamWriter:
         import json  # only once there is something to write
 
         if self.fd < 0:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
-            self.fd = os.open(self.path, flags, 0o600)
-            self._line(json.dumps(header(self.role), separators=(",", ":")))
+            # Two writers of one process (the guards and the metrics) share its file: whoever
+            # creates it writes the header.
+            flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+            try:
+                self.fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+                self._line(json.dumps(header(self.role), separators=(",", ":")))
+            except FileExistsError:
+                self.fd = os.open(self.path, flags)
         self._line(json.dumps(record, separators=(",", ":")))
 
     def _line(self, text: str) -> None:

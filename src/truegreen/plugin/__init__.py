@@ -72,6 +72,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="write this run's shard manifest (shard-K-of-N.json) into DIR",
     )
+    group.addoption(
+        "--truegreen-metrics",
+        dest="truegreen_metrics",
+        default=None,
+        metavar="DIR",
+        help="record the run's event stream into DIR (see truegreen metrics DIR)",
+    )
     group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
 
 
@@ -83,6 +90,7 @@ NAMED_FLAGS = (
     ("shard-mode", "truegreen_shard_mode"),
     ("durations", "truegreen_durations"),
     ("manifest", "truegreen_manifest"),
+    ("metrics", "truegreen_metrics"),
 )
 
 
@@ -159,6 +167,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from truegreen.plugin.integrity import IntegrityPlugin
     from truegreen.plugin.platforms import PlatformsPlugin
 
+    if settings.metrics:
+        from truegreen.plugin.metrics import MetricsPlugin
+
+        MetricsPlugin.register(config, settings.metrics)
     AmbientReads.register(config, settings)
     PlatformsPlugin.register(config)
     if settings.shard or settings.manifest or config.getoption("truegreen_plan_out"):

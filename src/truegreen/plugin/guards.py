@@ -84,6 +84,8 @@ class GuardsPlugin:
         factory: pytest.TempPathFactory = self.config._tmp_path_factory  # type: ignore[attr-defined]
         basetemp = _real(str(factory.getbasetemp()))
         run_dir = os.path.join(basetemp, "truegreen-run")
+        if self.settings.metrics:  # one stream: the children report into the metrics too
+            run_dir = os.path.abspath(self.settings.metrics)
         policy = self._policy(basetemp, run_dir)
         with hook.quiet():
             os.makedirs(run_dir, exist_ok=True)

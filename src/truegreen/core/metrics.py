@@ -1,0 +1,152 @@
+"""Reading the event stream and summing it up: where the time went, what never finished.
+
+Every process's file is read line by line. A last line without its newline (a process
+killed mid-write) is reported, not fatal; a malformed line anywhere else is an error naming
+the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from truegreen.core.errors import ConfigError
+
+
+@dataclass
+class Stream:
+    """One process's records."""
+
+    path: Path
+    records: list[dict[str, Any]]
+    truncated: bool = False
+
+    @property
+    def process(self) -> dict[str, Any]:
+        return self.records[0] if self.records and "v" in self.records[0] else {}
+
+
+def read_stream(path: Path) -> Stream:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    truncated = bool(lines and lines[-1])
+    complete = lines[:-1]
+    records = []
+    for number, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ConfigError(f"{path}:{number}: expected one JSON record, found {exc}") from None
+        if not isinstance(record, dict) or "event" not in record:
+            raise ConfigError(
+                f"{path}:{number}: expected an object with an 'event', found {line!r}"
+            )
+        records.append(record)
+    if records and records[0].get("v") not in (None, 1):
+        raise ConfigError(f"{path}:1: expected schema version 1, found {records[0].get('v')!r}")
+    return Stream(path, records, truncated)
+
+
+def read_dir(directory: Path) -> list[Stream]:
+    if not directory.is_dir():
+        raise ConfigError(f"{directory}: expected a metrics directory, found none")
+    streams = [read_stream(p) for p in sorted(directory.glob("*.jsonl"))]
+    if not streams:
+        raise ConfigError(f"{directory}: expected *.jsonl event streams, found none")
+    return streams
+
+
+@dataclass
+class Summary:
+    """What a run's streams add up to."""
+
+    wall: float = 0.0
+    busy: float = 0.0  # summed seconds of test phases over every process
+    workers: int = 0
+    tests: dict[str, float] = field(default_factory=dict)  # node id -> seconds (all phases)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    files: dict[str, float] = field(default_factory=dict)
+    fixtures: dict[str, tuple[int, float]] = field(default_factory=dict)  # name -> (n, seconds)
+    unfinished: list[str] = field(default_factory=list)
+    tails: dict[str, float] = field(default_factory=dict)  # process -> seconds after last test
+    spawns_by_test: dict[str, Counter[str]] = field(default_factory=dict)
+    spawns_by_program: Counter[str] = field(default_factory=Counter)
+    spawns_by_site: Counter[str] = field(default_factory=Counter)
+    truncated: list[str] = field(default_factory=list)
+
+    @property
+    def efficiency(self) -> float:
+        capacity = self.wall * max(self.workers, 1)
+        return self.busy / capacity if capacity else 0.0
+
+
+def summarize(streams: list[Stream]) -> Summary:
+    summary = Summary()
+    times = [r["t"] for s in streams for r in s.records if isinstance(r.get("t"), (int, float))]
+    summary.wall = (max(times) - min(times)) if times else 0.0
+    outcome_rank = {"failed": 3, "error": 3, "skipped": 1, "passed": 0, "xfailed": 1}
+    spawns: dict[str, Counter[str]] = defaultdict(Counter)
+    for stream in streams:
+        if stream.truncated:
+            summary.truncated.append(str(stream.path))
+        started: dict[str, float] = {}
+        last_end = None
+        end = None
+        runs_tests = False
+        for record in stream.records:
+            event = record.get("event")
+            if event == "test_start":
+                started[record["test"]] = record["t"]
+                runs_tests = True
+            elif event == "test_end":
+                started.pop(record["test"], None)
+                last_end = record["t"]
+            elif event == "phase":
+                test, seconds = record["test"], float(record.get("duration") or 0.0)
+                summary.busy += seconds
+                summary.tests[test] = summary.tests.get(test, 0.0) + seconds
+                path = test.split("::", 1)[0]
+                summary.files[path] = summary.files.get(path, 0.0) + seconds
+                outcome = (
+                    "error"
+                    if record["phase"] != "call" and record["outcome"] == "failed"
+                    else record["outcome"]
+                )
+                if outcome_rank.get(outcome, 0) >= outcome_rank.get(
+                    summary.outcomes.get(test, "passed"), 0
+                ):
+                    summary.outcomes[test] = outcome
+            elif event == "fixture":
+                count, seconds = summary.fixtures.get(record["fixture"], (0, 0.0))
+                summary.fixtures[record["fixture"]] = (
+                    count + 1,
+                    seconds + float(record["duration"]),
+                )
+            elif event == "spawn":
+                name = (
+                    f"{record['program']} {record['verb']}"
+                    if record.get("verb")
+                    else record["program"]
+                )
+                spawns[record.get("test") or "outside any test"][name] += 1
+                summary.spawns_by_program[name] += 1
+                summary.spawns_by_site[record.get("site", "?")] += 1
+            elif event == "session_end":
+                end = record["t"]
+        summary.unfinished += sorted(started)
+        if runs_tests:
+            summary.workers += 1
+            if last_end is not None and end is not None:
+                summary.tails[stream.path.name] = max(0.0, end - last_end)
+    summary.spawns_by_test = dict(spawns)
+    return summary
+
+
+def durations(summary: Summary) -> dict[str, float]:
+    """``{nodeid: seconds}``: the durations file sharding reads (pytest-split's format)."""
+    return {test: round(seconds, 6) for test, seconds in sorted(summary.tests.items())}

@@ -1,0 +1,149 @@
+"""The event stream and truegreen metrics: what a run did, including a run that was killed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from truegreen.cli import main
+
+CANARY = "tg-canary-metrics-51"
+
+SUITE = f"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+@pytest.fixture
+def slow_fixture():
+    time.sleep(0.05)
+
+
+def test_fast():
+    pass
+
+
+def test_with_fixture(slow_fixture):
+    pass
+
+
+def test_runs_git_and_python():
+    subprocess.run(["git", "--version"], capture_output=True)
+    subprocess.run([sys.executable, "-c", "pass", "{CANARY}"])
+    assert os.environ["MY_SECRET_SETTING"] == "{CANARY}"
+
+
+@pytest.mark.skip(reason="later")
+def test_skipped():
+    pass
+"""
+
+
+def run_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> Path:
+    monkeypatch.setenv("MY_SECRET_SETTING", CANARY)
+    pytester.makepyprojecttoml('[tool.truegreen]\nkeep-env = ["MY_SECRET_SETTING"]\n')
+    pytester.makepyfile(test_suite=SUITE)
+    metrics = pytester.path / "metrics"
+    result = pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", *args)
+    result.assert_outcomes(passed=3, skipped=1)
+    return metrics
+
+
+def test_the_stream_records_tests_phases_fixtures_and_programs_but_no_secret(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The canary sits in the environment and in a child's arguments; no file holds it."""
+    metrics = run_suite(pytester, monkeypatch)
+    files = sorted(metrics.glob("*.jsonl"))
+    text = "".join(f.read_text() for f in files)
+    assert CANARY in (pytester.path / "test_suite.py").read_text()  # premise: it was used
+    assert CANARY not in text
+    records = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    assert records[0]["v"] == 1
+    events = {r["event"] for r in records}
+    assert {"process", "session_start", "test_start", "phase", "fixture", "test_end",
+            "spawn", "session_end"} <= events  # fmt: skip
+    spawned = {(r["program"], r["verb"]) for r in records if r["event"] == "spawn"}
+    assert ("git", None) in spawned or any(p == "git" for p, _ in spawned)
+    assert any(p.startswith("python") for p, _ in spawned)
+
+
+def test_metrics_report_and_durations_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    metrics = run_suite(pytester, monkeypatch, "-n", "2")
+    assert len(list(metrics.glob("worker-*.jsonl"))) == 2
+    out = pytester.path / "durations.json"
+    capsys.readouterr()  # pytester's own "running: ..." lines
+    assert main(["metrics", str(metrics), "--format", "json", "--durations-out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["tests"] == 4
+    assert data["outcomes"] == {"passed": 3, "skipped": 1}
+    assert data["workers"] == 2
+    assert data["unfinished"] == []
+    assert data["fixtures"][0][0] == "slow_fixture"
+    assert data["fixtures"][0][2] >= 0.05
+    durations = json.loads(out.read_text())
+    assert set(durations) == {f"test_suite.py::{n}" for n in
+                              ("test_fast", "test_with_fixture", "test_runs_git_and_python",
+                               "test_skipped")}  # fmt: skip
+    assert main(["metrics", str(metrics), "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("### truegreen metrics: 4 tests")
+
+
+def test_a_killed_run_leaves_a_readable_stream_naming_the_unfinished_test(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytester.makepyfile(
+        """
+        import os
+        import signal
+
+        def test_first():
+            pass
+
+        def test_killed():
+            os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    metrics = pytester.path / "metrics"
+    pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", "-p", "no:randomly")
+    (stream,) = metrics.glob("session-*.jsonl")
+    with stream.open("ab") as handle:
+        handle.write(b'{"event": "phase", "te')  # a write the kill cut short
+    assert main(["metrics", str(metrics)]) == 0
+    out = capsys.readouterr().out
+    assert "started and never finished" in out
+    assert "::test_killed" in out.split("started and never finished")[1]
+    assert f"note: {stream} ends in a truncated line" in out
+
+
+def test_a_corrupt_line_is_one_error_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "session-1.jsonl").write_text('{"v": 1, "event": "process"}\nnot json\n{}\n')
+    assert main(["metrics", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"truegreen: error: {tmp_path / 'session-1.jsonl'}:2: expected one JSON")
+    assert err.count("\n") == 1
+
+
+def test_metrics_as_a_real_command(tmp_path: Path) -> None:
+    (tmp_path / "session-1.jsonl").write_text(
+        '{"v": 1, "event": "process", "t": 1.0}\n{"event": "test_start", "t": 1.0, "test": "a"}\n'
+        '{"event": "phase", "t": 1.5, "test": "a", "phase": "call", "outcome": "passed", '
+        '"duration": 0.5}\n{"event": "test_end", "t": 1.5, "test": "a"}\n'
+    )
+    argv = [sys.executable, "-m", "truegreen", "metrics", str(tmp_path), "--format", "json"]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["slowest_tests"] == [["a", 0.5]]
