@@ -63,7 +63,7 @@ def test_the_stream_records_tests_phases_fixtures_and_programs_but_no_secret(
 ) -> None:
     """The canary sits in the environment and in a child's arguments; no file holds it."""
     metrics = run_suite(pytester, monkeypatch)
-    files = sorted(metrics.glob("*.jsonl"))
+    files = sorted(metrics.rglob("*.jsonl"))
     text = "".join(f.read_text() for f in files)
     assert CANARY in (pytester.path / "test_suite.py").read_text()  # premise: it was used
     assert CANARY not in text

@@ -55,7 +55,7 @@ def read_stream(path: Path) -> Stream:
 def read_dir(directory: Path) -> list[Stream]:
     if not directory.is_dir():
         raise ConfigError(f"{directory}: expected a metrics directory, found none")
-    streams = [read_stream(p) for p in sorted(directory.glob("*.jsonl"))]
+    streams = [read_stream(p) for p in sorted(directory.rglob("*.jsonl"))]
     if not streams:
         raise ConfigError(f"{directory}: expected *.jsonl event streams, found none")
     return streams

@@ -80,6 +80,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="record the run's event stream into DIR (see truegreen metrics DIR)",
     )
     group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
+    group.addoption("--truegreen-only-file", dest="truegreen_only_file", help=argparse.SUPPRESS)
 
 
 # Dedicated flags that set one key each: (key, option dest).
@@ -179,4 +180,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # Registered before the integrity count: of two trylast hooks, pluggy runs the one
         # registered first first, and the shard must be cut before the count is taken.
         ShardPlugin.register(config, settings)
+    if config.getoption("truegreen_only_file"):
+        from truegreen.plugin.isolate import OnlyFile
+
+        config.pluginmanager.register(OnlyFile(config.getoption("truegreen_only_file")))
     IntegrityPlugin.register(config, settings)

@@ -84,8 +84,9 @@ class GuardsPlugin:
         factory: pytest.TempPathFactory = self.config._tmp_path_factory  # type: ignore[attr-defined]
         basetemp = _real(str(factory.getbasetemp()))
         run_dir = os.path.join(basetemp, "truegreen-run")
-        if self.settings.metrics:  # one stream: the children report into the metrics too
-            run_dir = os.path.abspath(self.settings.metrics)
+        if self.settings.metrics:  # one stream: the children report into the metrics too,
+            # in a directory of this session's own (pytest processes can share the metrics)
+            run_dir = os.path.join(os.path.abspath(self.settings.metrics), f"run-{os.getpid()}")
         policy = self._policy(basetemp, run_dir)
         with hook.quiet():
             os.makedirs(run_dir, exist_ok=True)

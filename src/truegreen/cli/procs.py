@@ -1,0 +1,157 @@
+"""Process trees: start pytest sealed, find every descendant, end them all at a deadline.
+
+A child that calls ``setsid`` leaves the process group, and one whose parent died is
+reparented away from it; on Linux truegreen makes itself a *child subreaper*, so orphans
+come back to it and stay findable, and it finds descendants through ``/proc``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import Optional
+
+# Variables the sealed runner passes through; everything else is dropped (doctrine 003).
+ALLOWED = (
+    "PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "COMSPEC", "WINDIR", "TMPDIR", "TEMP",
+    "TMP", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "VIRTUAL_ENV",
+)  # fmt: skip
+
+
+def sealed_environment(
+    environ: Mapping[str, str], home: str, keep: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment pytest starts in: PATH and a short allowlist, a fresh HOME, no git
+    config, UTC, C.UTF-8, and the variables named in ``keep``."""
+    env = {name: environ[name] for name in (*ALLOWED, *keep) if name in environ}
+    env.update(
+        HOME=home,
+        USERPROFILE=home,
+        TZ="UTC",
+        LANG="C.UTF-8",
+        TERM="dumb",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_SYSTEM=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    for name in keep:
+        if name in environ:
+            env[name] = environ[name]
+    return env
+
+
+def become_subreaper() -> bool:
+    """Linux: orphaned descendants are reparented to this process instead of init."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(36, 1, 0, 0, 0)) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process below ``root`` (Linux /proc; elsewhere, none found)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def _signal_all(pids: Sequence[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            continue
+
+
+def end_tree(process: subprocess.Popen[bytes], *, everything: bool, grace: float = 3.0) -> None:
+    """SIGTERM the process, its group and every descendant; SIGKILL what is left.
+
+    With ``everything`` (the whole run's deadline) also every other descendant of this
+    process: orphans that left the group and were reparented to this subreaper.
+    """
+
+    def tree() -> list[int]:
+        mine = descendants(os.getpid()) if everything else []
+        return sorted({process.pid, *descendants(process.pid), *mine})
+
+    first = tree()
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGTERM)
+    _signal_all(first, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    last = sorted({*first, *tree()})
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+    _signal_all(last, signal.SIGKILL)
+    process.wait()
+    if everything:
+        reap_orphans()
+
+
+def reap_orphans() -> None:
+    """Collect orphans the subreaper inherited, so none is left a zombie."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def run_until(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    deadline: Optional[float],
+    *,
+    capture: bool = False,
+    everything: bool = True,
+) -> tuple[int, bytes, bool]:
+    """Run ``argv`` in its own session until ``deadline`` (epoch seconds, or None);
+    (exit status, output if captured, timed out)."""
+    process = subprocess.Popen(
+        list(argv), env=dict(env), start_new_session=True,
+        stdout=subprocess.PIPE if capture else None,
+        stderr=subprocess.STDOUT if capture else None,
+    )  # fmt: skip
+    timeout = None if deadline is None else max(0.0, deadline - time.time())
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        end_tree(process, everything=everything)
+        output = process.stdout.read() if capture and process.stdout else b""
+        if process.stdout:
+            process.stdout.close()
+        return 124, output or b"", True
+    return process.returncode, output or b"", False

@@ -1,0 +1,239 @@
+"""``truegreen run``: pytest in a sealed process, under a deadline, one file at a time if asked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from truegreen.cli import Status, add_verb
+from truegreen.cli.procs import become_subreaper, run_until, sealed_environment
+from truegreen.core.errors import UsageError
+from truegreen.core.metrics import read_dir, summarize
+
+EXAMPLE = """\
+  truegreen run -- -q tests/
+  truegreen run --deadline 600 --metrics .metrics -- -n 2
+  truegreen run --isolate-files -j 4 --file-timeout 120 --retries 1 -- tests/
+"""
+
+
+def add_parser(verbs: Any) -> None:
+    parser = add_verb(
+        verbs,
+        "run",
+        summary="run pytest sealed: a clean process environment, a deadline, isolated files",
+        description="Start pytest in a scrubbed process environment (PATH and a short "
+        "allowlist, a fresh HOME, TZ=UTC, LANG=C.UTF-8, no git configuration, no "
+        "credentials), so plugins and conftest imports already see a clean machine. At the "
+        "deadline the whole process tree is ended (exit 124) and the tests that were running "
+        "are named. --isolate-files runs each test file in its own pytest process. Exit "
+        "statuses follow pytest's.",
+        example=EXAMPLE,
+    )
+    parser.add_argument("--keep-env", action="append", default=[], metavar="NAME",
+                        help="pass one variable through (repeatable)")  # fmt: skip
+    parser.add_argument("--metrics", metavar="DIR", help="record the event stream into DIR")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--deadline", type=float, metavar="SECONDS", help="seconds from now")
+    group.add_argument("--deadline-epoch", type=float, metavar="T", help="a Unix time")
+    parser.add_argument("--isolate-files", action="store_true",
+                        help="each test file in its own pytest process")  # fmt: skip
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="files at a time with --isolate-files (default: CPUs)")  # fmt: skip
+    parser.add_argument("--file-timeout", type=float, metavar="S", help="seconds per file")
+    parser.add_argument("--retries", type=int, default=0, help="reruns of a failing file")
+    parser.add_argument("--strict-flaky", action="store_true",
+                        help="a file that passed only on a retry fails the run")  # fmt: skip
+    parser.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS")
+    parser.set_defaults(run=run)
+
+
+def _running(metrics: Path) -> list[str]:
+    try:
+        return summarize(read_dir(metrics)).unfinished
+    except Exception:  # a stream the kill cut short must not hide the deadline itself
+        return []
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.retries < 0 or args.jobs < 1:
+        raise UsageError("truegreen run: --retries must be >= 0 and -j >= 1")
+    home = tempfile.mkdtemp(prefix="truegreen-run-home-")
+    own_metrics = args.metrics is None
+    metrics = Path(args.metrics or tempfile.mkdtemp(prefix="truegreen-run-metrics-"))
+    deadline = args.deadline_epoch or (time.time() + args.deadline if args.deadline else None)
+    env = sealed_environment(os.environ, home, args.keep_env)
+    become_subreaper()
+    start = time.time()
+    try:
+        if args.isolate_files:
+            return isolated(args, env, metrics, deadline, start)
+        argv = [sys.executable, "-m", "pytest", f"--truegreen-metrics={metrics}",
+                *args.pytest_args]  # fmt: skip
+        status, _, timed_out = run_until(argv, env, deadline)
+        if timed_out:
+            _deadline_message(start, _running(metrics))
+            return Status.DEADLINE
+        return status
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        if own_metrics:
+            shutil.rmtree(metrics, ignore_errors=True)
+
+
+def _deadline_message(start: float, running: list[str]) -> None:
+    sys.stderr.write(f"truegreen run: the deadline ended the run after {time.time() - start:.1f}s"
+                     " (exit 124)\n")  # fmt: skip
+    for test in running:
+        sys.stderr.write(f"  was running: {test}\n")
+
+
+# -- one file at a time -----------------------------------------------------------------
+
+
+@dataclass
+class FileRun:
+    """One test file's pytest process (and its retries)."""
+
+    path: str
+    status: int = 0
+    output: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    timed_out: bool = False
+    first_failure: Optional[str] = None  # the output of a failed attempt that a retry passed
+
+    @property
+    def flaky(self) -> bool:
+        return self.first_failure is not None and self.status == 0
+
+
+def _files(args: argparse.Namespace, env: dict[str, str], deadline: Optional[float]) -> list[str]:
+    """The test files the selection reaches, in collection order."""
+    with tempfile.TemporaryDirectory(prefix="truegreen-run-collect-") as tmp:
+        out = os.path.join(tmp, "units.json")
+        argv = [sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider",
+                f"--truegreen-plan-out={out}", *args.pytest_args]  # fmt: skip
+        status, output, timed_out = run_until(argv, env, deadline, capture=True)
+        if timed_out:
+            return []
+        if not os.path.exists(out):
+            lines = output.decode(errors="replace").strip().splitlines()
+            last = lines[-1] if lines else "no output"
+            raise UsageError(f"truegreen run: pytest could not collect (exit {status}): {last}")
+        with open(out, encoding="utf-8") as handle:
+            nodeids = list(json.load(handle)["units"])
+    files: list[str] = []
+    for nodeid in nodeids:
+        path = nodeid.split("::", 1)[0]
+        if path not in files:
+            files.append(path)
+    return files
+
+
+def _counts(report: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if not report.is_file():
+        return counts
+    for case in ET.parse(report).iter("testcase"):
+        kind = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")), "passed")
+        kind = {"failure": "failed", "error": "errors"}.get(kind, kind)
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def isolated(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    metrics: Path,
+    deadline: Optional[float],
+    start: float,
+) -> int:
+    files = _files(args, env, deadline)
+    if not files:
+        if deadline is not None and time.time() >= deadline:
+            _deadline_message(start, [])
+            return Status.DEADLINE
+        print("no tests ran")
+        return 5
+    reports = Path(tempfile.mkdtemp(prefix="truegreen-run-reports-"))
+
+    def attempt(path: str, number: int) -> tuple[int, str, dict[str, int], bool]:
+        report = reports / f"{abs(hash(path))}-{number}.xml"
+        limit = deadline
+        if args.file_timeout:
+            limit = min(x for x in (deadline, time.time() + args.file_timeout) if x is not None)
+        argv = [
+            *(sys.executable, "-m", "pytest", *args.pytest_args),
+            *(f"--truegreen-only-file={path}", f"--junitxml={report}"),
+            *(f"--truegreen-metrics={metrics}", "--truegreen-set", "allow-empty=true"),
+        ]
+        status, output, timed_out = run_until(argv, env, limit, capture=True, everything=False)
+        return status, output.decode(errors="replace"), _counts(report), timed_out
+
+    def one(path: str) -> FileRun:
+        status, output, counts, timed_out = attempt(path, 0)
+        result = FileRun(path, status, output, counts, timed_out)
+        # A file ended by its timeout or a signal is never retried: relaunching a runaway
+        # doubles the damage.
+        retries = 0 if timed_out or status < 0 else args.retries
+        for number in range(1, retries + 1):
+            if result.status in (0, 5):
+                break
+            failed_output = result.output
+            status, output, counts, timed_out = attempt(path, number)
+            result = FileRun(path, status, output, counts, timed_out, failed_output)
+        return result
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one, files))
+    shutil.rmtree(reports, ignore_errors=True)
+    return report(results, args, start, deadline)
+
+
+def report(
+    results: list[FileRun], args: argparse.Namespace, start: float, deadline: Optional[float]
+) -> int:
+    totals: dict[str, int] = {}
+    for result in results:
+        for kind, n in result.counts.items():
+            totals[kind] = totals.get(kind, 0) + n
+    failed = [r for r in results if r.status not in (0, 5) and not r.timed_out]
+    timed_out = [r for r in results if r.timed_out]
+    flaky = [r for r in results if r.flaky]
+    for result in failed:
+        print(f"{'=' * 20} FAILED {result.path} (exit {result.status}) {'=' * 20}")
+        print(result.output.rstrip())
+    for result in timed_out:
+        print(f"{'=' * 20} TIMED OUT {result.path}: ended, not retried {'=' * 20}")
+        print(result.output.rstrip())
+    if flaky:
+        print(f"{'=' * 20} FLAKY: passed only on a retry (a bug to fix, not noise) {'=' * 20}")
+        for result in flaky:
+            print(f"--- {result.path}: the failing attempt ---")
+            print((result.first_failure or "").rstrip())
+            print(f"--- {result.path}: the passing retry ---")
+            print(result.output.rstrip())
+    kinds = ("passed", "failed", "errors", "skipped")
+    parts = [f"{totals[k]} {k}" for k in kinds if totals.get(k)]
+    if flaky:
+        parts.append(f"{len(flaky)} flaky files")
+    if timed_out:
+        parts.append(f"{len(timed_out)} files timed out")
+    print(f"{', '.join(parts) or 'no tests ran'} in {time.time() - start:.2f}s "
+          f"({len(results)} files, one process each)")  # fmt: skip
+    if deadline is not None and time.time() >= deadline and timed_out:
+        _deadline_message(start, [])
+        return Status.DEADLINE
+    if failed or timed_out or (flaky and args.strict_flaky):
+        return 1
+    return 0 if totals else 5

@@ -1,0 +1,168 @@
+"""truegreen run: a sealed process, a deadline that ends the whole tree, one file at a time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CANARY = "tg-canary-run-77"
+
+
+def truegreen_run(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "truegreen", "run", *args], cwd=cwd,
+                          capture_output=True, text=True, check=False, env=env)  # fmt: skip
+
+
+def test_pytest_starts_in_a_scrubbed_environment_conftest_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ablation: replace `{name: environ[name] for name in (*ALLOWED, *keep) if name in environ}`
+    with `dict(environ)` in `src/truegreen/cli/procs.py`."""
+    monkeypatch.setenv("MYAPP_API_URL", CANARY)
+    monkeypatch.setenv("KEPT_ONE", "kept")
+    (tmp_path / "conftest.py").write_text(
+        "import os\nSEEN_AT_IMPORT = os.environ.get('MYAPP_API_URL')\nHOME_AT_IMPORT = "
+        "os.environ['HOME']\n"
+    )
+    (tmp_path / "test_env.py").write_text(
+        "import os\nfrom pathlib import Path\n\nimport conftest\n\n"
+        "def test_clean():\n"
+        "    assert conftest.SEEN_AT_IMPORT is None\n"
+        "    assert os.listdir(conftest.HOME_AT_IMPORT) == []\n"
+        "    assert os.environ['KEPT_ONE'] == 'kept'\n"
+        "    assert os.environ['TZ'] == 'UTC'\n"
+    )
+    premise = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:truegreen",
+                              "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True,
+                             text=True, check=False)  # fmt: skip
+    assert premise.returncode == 1  # plain pytest's conftest sees the variable
+    done = truegreen_run(tmp_path, "--keep-env", "KEPT_ONE", "--", "-q", "-p", "no:cacheprovider")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_deadline_ends_the_whole_tree_with_124_and_names_the_running_test(
+    tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    (tmp_path / "test_hang.py").write_text(
+        "import os, subprocess, time\n\n"
+        "def test_quick():\n    pass\n\n"
+        "def test_hang():\n"
+        "    child = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "    time.sleep(300)\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.truegreen]\nallow-writes = ["{pid_file.name}"]\n'
+    )
+    start = time.monotonic()
+    done = truegreen_run(tmp_path, "--deadline", "4", "--metrics", "metrics", "--",
+                         "-p", "no:cacheprovider", "-p", "no:randomly")  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert done.returncode == 124, done.stdout + done.stderr
+    assert elapsed < 4 + 3 + 4  # the deadline, the grace period, and start-up
+    assert "was running: test_hang.py::test_hang" in done.stderr
+    grandchild = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(grandchild, 0)  # left the process group, and still did not survive
+    report = subprocess.run([sys.executable, "-m", "truegreen", "metrics", "metrics"],
+                            cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
+    assert "started and never finished\n  test_hang.py::test_hang" in report.stdout
+
+
+def test_isolated_files_add_up_to_a_plain_run(tmp_path: Path) -> None:
+    for i in range(20):
+        (tmp_path / f"test_f{i:02}.py").write_text(
+            "import pytest\n\n"
+            "def test_pass():\n    pass\n\n"
+            "@pytest.mark.skip(reason='later')\ndef test_skip():\n    pass\n\n"
+            + ("def test_fail():\n    assert False\n" if i % 7 == 0 else "")
+        )
+    plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                           cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
+    isolated = truegreen_run(tmp_path, "--isolate-files", "-j", "2", "--", "-q",
+                             "-p", "no:cacheprovider")  # fmt: skip
+    assert plain.stdout.strip().splitlines()[-1].startswith("3 failed, 20 passed, 20 skipped")
+    last = isolated.stdout.strip().splitlines()[-1]
+    assert last.startswith("20 passed, 3 failed, 20 skipped in "), last
+    assert last.endswith("(20 files, one process each)")
+    assert isolated.returncode == plain.returncode == 1
+
+
+def test_a_flaky_file_is_shown_with_both_outputs_and_a_hanging_one_is_not_retried(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_flaky.py").write_text(
+        "import os\nfrom pathlib import Path\n\n"
+        "def test_second_time_lucky():\n"
+        "    mark = Path(os.environ['FLAKY_MARK'])\n"
+        "    if not mark.exists():\n"
+        "        mark.write_text('seen')\n"
+        "        assert False, 'first attempt'\n"
+    )
+    (project / "test_hang.py").write_text("import time\n\ndef test_hang():\n    time.sleep(300)\n")
+    env = {**os.environ, "FLAKY_MARK": str(tmp_path / "mark-1")}
+    done = truegreen_run(
+        project,
+        "--keep-env",
+        "FLAKY_MARK",
+        "--isolate-files",
+        "--file-timeout",
+        "3",
+        "--retries",
+        "2",
+        "--",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        env=env,
+    )
+    out = done.stdout
+    assert "FLAKY: passed only on a retry" in out
+    assert "--- test_flaky.py: the failing attempt ---" in out
+    assert "first attempt" in out
+    assert "--- test_flaky.py: the passing retry ---" in out
+    assert "TIMED OUT test_hang.py: ended, not retried" in out
+    assert done.returncode == 1  # the timed-out file
+    (project / "test_hang.py").unlink()
+    env["FLAKY_MARK"] = str(tmp_path / "mark-2")
+    lenient = truegreen_run(
+        project,
+        "--keep-env",
+        "FLAKY_MARK",
+        "--isolate-files",
+        "--retries",
+        "1",
+        "--",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        env=env,
+    )
+    assert lenient.returncode == 0, lenient.stdout
+    env["FLAKY_MARK"] = str(tmp_path / "mark-3")
+    strict = truegreen_run(
+        project,
+        "--keep-env",
+        "FLAKY_MARK",
+        "--isolate-files",
+        "--retries",
+        "1",
+        "--strict-flaky",
+        "--",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        env=env,
+    )
+    assert "FLAKY: passed only on a retry" in strict.stdout
+    assert strict.returncode == 1
