@@ -29,8 +29,8 @@ def test_parse_shard(text: str, spec: ShardSpec) -> None:
 
 @pytest.mark.parametrize("text", ["9/8", "0/2", "2", "a/b", "1/0", "-1/3", ""])
 def test_a_broken_shard_spec_says_what_it_expects(text: str) -> None:
-    with pytest.raises(ConfigError, match=rf"^--truegreen-shard must look like K/N with 1 <= K "
-                       rf"<= N \(got '{text}'\)$"):  # fmt: skip
+    expected = rf"^--truegreen-shard: expected K/N with 1 <= K <= N, found '{text}'$"
+    with pytest.raises(ConfigError, match=expected):
         parse_shard(text)
 
 

@@ -15,6 +15,7 @@ EXAMPLE = """\
   truegreen metrics .metrics
   truegreen metrics .metrics --format markdown >> "$GITHUB_STEP_SUMMARY"
   truegreen metrics .metrics --durations-out .test_durations   # for duration sharding
+  truegreen metrics .metrics --html timeline.html
 """
 
 
@@ -33,6 +34,8 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     parser.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
+    parser.add_argument("--html", type=Path, metavar="FILE",
+                        help="write a self-contained timeline page")  # fmt: skip
     parser.add_argument("--durations-out", type=Path, metavar="FILE",
                         help="write {nodeid: seconds} for --truegreen-durations")  # fmt: skip
     parser.set_defaults(run=run)
@@ -71,7 +74,12 @@ def _count(outcomes: dict[str, str]) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    summary = summarize(read_dir(args.directory))
+    streams = read_dir(args.directory)
+    summary = summarize(streams)
+    if args.html:
+        from truegreen.core.timeline import render
+
+        args.html.write_text(render(streams), encoding="utf-8")
     if args.durations_out:
         args.durations_out.write_text(json.dumps(durations(summary), indent=1), encoding="utf-8")
     data = document(summary, args.top)

@@ -38,7 +38,7 @@ def parse_shard(text: str, where: str = "--truegreen-shard") -> ShardSpec:
         k, n = int(found.group(1)), int(found.group(2))
         if 1 <= k <= n:
             return ShardSpec(k, n)
-    raise ConfigError(f"{where} must look like K/N with 1 <= K <= N (got {text!r})")
+    raise ConfigError(f"{where}: expected K/N with 1 <= K <= N, found {text!r}")
 
 
 def unit_of(nodeid: str, group: Optional[str] = None) -> str:

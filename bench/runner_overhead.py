@@ -1,0 +1,96 @@
+"""The sealed runner and the event stream against plain pytest and pytest-xdist.
+
+A 40-file suite (25 small tests a file, a little file I/O and arithmetic). Side by side,
+alternating, in one invocation: plain pytest; ``pytest -n 2``; ``truegreen run
+--isolate-files -j 2``; and plain pytest with ``--truegreen-metrics``. Targets: the isolated
+runner <= 1.25x xdist; recording the stream <= 1.05x plain.
+
+    python bench/runner_overhead.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from measure import run_pytest
+
+FILES, PER_FILE = 40, 25
+
+
+def make_suite(root: Path) -> None:
+    for f in range(FILES):
+        tests = [
+            f"def test_{n}(tmp_path):\n    (tmp_path / 'x').write_text('{n}')\n"
+            f"    assert sum(range({n} * 10)) >= 0\n"
+            for n in range(PER_FILE)
+        ]
+        (root / f"test_m{f:02}.py").write_text("\n\n".join(tests))
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+
+
+def timed(argv: list[str], root: Path) -> tuple[float, float]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed ({done.returncode}):\n{done.stdout[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count instructions for metrics on vs off")  # fmt: skip
+    args = parser.parse_args()
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    run = [sys.executable, "-m", "truegreen", "run"]
+    with tempfile.TemporaryDirectory(prefix="tg-runner-bench-") as tmp:
+        root = Path(tmp)
+        make_suite(root)
+        configs = {
+            "plain pytest": pytest,
+            "pytest -n 2 (xdist)": [*pytest, "-n", "2"],
+            "truegreen run --isolate-files -j 2": [*run, "--isolate-files", "-j", "2", "--",
+                                                   "-q", "-p", "no:cacheprovider"],
+            "plain pytest, metrics on": [*pytest, f"--truegreen-metrics={root / 'metrics'}"],
+        }  # fmt: skip
+        results: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
+        for argv in configs.values():
+            timed(argv, root)
+        for _ in range(args.rounds):
+            for name, argv in configs.items():
+                results[name].append(timed(argv, root))
+        counted = {}
+        if args.callgrind:
+            for name, extra in (("off", []), ("on", [f"--truegreen-metrics={root / 'metrics'}"])):
+                counted[name] = run_pytest(root, extra, callgrind=True).get("instructions", 0.0)
+    wall = {n: statistics.median(w for w, _ in r) for n, r in results.items()}
+    cpu = {n: statistics.median(c for _, c in r) for n, r in results.items()}
+    print(f"{FILES} files x {PER_FILE} tests, rounds: {args.rounds} (medians)")
+    for name in configs:
+        print(f"{name + ':':<38} wall {wall[name]:.3f}s  cpu {cpu[name]:.3f}s")
+    iso, xd = "truegreen run --isolate-files -j 2", "pytest -n 2 (xdist)"
+    print(f"ratio isolated / xdist: wall {wall[iso] / wall[xd]:.3f} (target <= 1.25)")
+    on, off = "plain pytest, metrics on", "plain pytest"
+    print(f"ratio metrics on / off: wall {wall[on] / wall[off]:.3f}, cpu {cpu[on] / cpu[off]:.3f}"
+          " (target <= 1.05)")  # fmt: skip
+    if counted:
+        print(f"ratio metrics on / off, instructions: {counted['on'] / counted['off']:.3f} "
+              f"({counted['off'] / 1e9:.2f}e9 vs {counted['on'] / 1e9:.2f}e9)")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
