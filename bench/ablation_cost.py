@@ -12,14 +12,12 @@ premise, and ablated), with the default two runs side by side and with ``-j 1``;
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measure import timed
 
 GATES = 20
 
@@ -42,18 +40,6 @@ def make_project(root: Path) -> None:
     (root / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\npythonpath = ["."]\n[tool.truegreen]\ntree-guard = "off"\n'
     )
-
-
-def timed(argv: list[str], root: Path) -> tuple[float, float]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{argv} failed ({done.returncode}):\n{done.stdout[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:

@@ -20,6 +20,19 @@ from typing import Optional
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
+def timed(argv: list[str], root: Path) -> tuple[float, float]:
+    """(wall, CPU seconds of the command and its children) of one run that must succeed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed ({done.returncode}):\n{done.stdout[-3000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict[str, float]:
     """One pytest run in ``root``: wall and cpu seconds, and instructions under callgrind."""
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]

@@ -196,3 +196,25 @@ def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> Non
         assert target.read_bytes() == before
         status = subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True)
         assert [line for line in status.stdout.splitlines() if "__pycache__" not in line] == []
+
+
+def test_changed_since_keeps_only_records_whose_target_or_test_changed(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    (project / "app" / "other.py").write_text("def gate(x):\n    return x > 0\n")
+    (project / "tests" / "test_other.py").write_text(
+        "from app.other import gate\n\n\ndef test_gate():\n"
+        '    """Ablation: replace `x > 0` with `True` in `app/other.py`."""\n'
+        "    assert gate(0) is False\n"
+    )
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    (project / "app" / "other.py").write_text("def gate(x):\n    return x > 0  # edited\n")
+    status = main(["ablate", "--records", "tests", "--changed-since", "HEAD", "--format", "json"])
+    records = json.loads(capsys.readouterr().out)["records"]
+    assert [(r["test"], r["verdict"]) for r in records] == [
+        ("tests/test_other.py::test_gate", "killed")
+    ]
+    assert status == 0

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any, Optional
 from truegreen.cli import add_verb
 from truegreen.core.ablation import PASSING, Run, Verdict, judge, premise
 from truegreen.core.errors import UsageError
+from truegreen.core.junit import read_junit
 from truegreen.core.records import Claim, ProseRecord, read_records
 from truegreen.core.snippets import (
     SnippetError,
@@ -139,8 +139,8 @@ def run_pytest(tests: tuple[str, ...], mutant: Optional[tuple[str, str]], timeou
         tail = lines[-1].strip("= ") if lines else ""
         if not os.path.exists(report):
             return Run(status=process.returncode, tail=tail)
-        failed, passed = _junit(report)
-        return Run(process.returncode, tuple(failed), passed, tail=tail)
+        results = read_junit(report)
+        return Run(process.returncode, tuple(results.failed), results.passed, tail=tail)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -149,21 +149,6 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
     except (OSError, AttributeError):
         process.kill()
     process.communicate()  # reap it and close its pipe
-
-
-def _junit(path: str) -> tuple[list[tuple[str, str]], int]:
-    failed, passed = [], 0
-    for case in ET.parse(path).iter("testcase"):
-        bad = case.find("failure")
-        if bad is None:
-            bad = case.find("error")
-        if bad is None:
-            passed += case.find("skipped") is None
-            continue
-        name = "::".join(filter(None, (case.get("classname"), case.get("name"))))
-        message = (bad.get("message") or bad.text or "failed").strip().splitlines()
-        failed.append((name, message[0] if message else "failed"))
-    return failed, passed
 
 
 # -- one claim --------------------------------------------------------------------------

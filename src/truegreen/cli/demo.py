@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from truegreen.cli import add_verb
 from truegreen.core.errors import TruegreenError
+from truegreen.core.junit import read_junit
 
 EXAMPLE = """\
   truegreen demo
@@ -67,21 +67,6 @@ def copy_sample(dest: Path) -> None:
             dest.joinpath(entry.name).write_bytes(entry.read_bytes())
 
 
-def read_junit(path: Path) -> tuple[int, list[tuple[str, str]]]:
-    """Passed count and (test, first failure line) pairs from a JUnit XML report."""
-    passed, failed = 0, []
-    for case in ET.parse(path).iter("testcase"):
-        bad = case.find("failure")
-        if bad is None:
-            bad = case.find("error")
-        if bad is None:
-            passed += case.find("skipped") is None
-            continue
-        message = (bad.get("message") or "").strip().splitlines()
-        failed.append((case.get("name", "?"), message[0] if message else "failed"))
-    return passed, failed
-
-
 def _files(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
@@ -124,8 +109,9 @@ def run_matrix(workdir: Path) -> dict[tuple[bool, bool], Outcome]:
         if not report.is_file():
             text = output.decode(errors="replace").strip().splitlines()
             raise TruegreenError(f"pytest did not run the sample: {text[-1] if text else '?'}")
-        passed, failed = read_junit(report)
-        outcomes[key] = Outcome(passed, failed, sorted(_files(home)))
+        results = read_junit(report)
+        failed = [(name.rsplit("::", 1)[-1], why) for name, why in results.failed]
+        outcomes[key] = Outcome(results.passed, failed, sorted(_files(home)))
     return outcomes
 
 

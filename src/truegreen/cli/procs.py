@@ -2,7 +2,8 @@
 
 A child that calls ``setsid`` leaves the process group, and one whose parent died is
 reparented away from it; on Linux truegreen makes itself a *child subreaper*, so orphans
-come back to it and stay findable, and it finds descendants through ``/proc``.
+come back to it and stay findable, and it finds descendants through ``/proc``
+(:func:`truegreen.guards.procfs.descendants`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import Optional
+
+from truegreen.guards.procfs import descendants
 
 # Variables the sealed runner passes through; everything else is dropped (doctrine 003).
 ALLOWED = (
@@ -56,32 +59,6 @@ def become_subreaper() -> bool:
         return int(libc.prctl(36, 1, 0, 0, 0)) == 0  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         return False
-
-
-def descendants(root: int) -> list[int]:
-    """Every live process below ``root`` (Linux /proc; elsewhere, none found)."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    found: list[int] = []
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.append(child)
-                todo.append(child)
-    return found
 
 
 def _signal_all(pids: Sequence[int], signum: int) -> None:

@@ -11,6 +11,7 @@ import os
 import sys
 
 from truegreen.guards.errors import NetworkBlocked
+from truegreen.guards.procfs import descendants
 from truegreen.guards.runtime import Guard
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
@@ -77,27 +78,6 @@ def _proc_listeners(protocol: str, port: int) -> set[str]:
     return inodes
 
 
-def _session_pids(root: int) -> set[int]:
-    """``root`` and every process descending from it (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    found, todo = {root}, [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
 def owned_by_session(protocol: str, port: int, root: int) -> bool:
     """Whether a process of this session (``root`` or a descendant) listens on ``port``."""
     if not sys.platform.startswith("linux"):
@@ -105,7 +85,7 @@ def owned_by_session(protocol: str, port: int, root: int) -> bool:
     inodes = {f"socket:[{inode}]" for inode in _proc_listeners(protocol, port)}
     if not inodes:
         return False
-    for pid in _session_pids(root):
+    for pid in (root, *descendants(root)):
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:

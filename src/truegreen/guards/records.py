@@ -10,6 +10,9 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 SCHEMA_VERSION = 1
+# truegreen's own I/O goes through the functions as they were at import: a test that
+# monkeypatches os.open or os.write cannot break the stream (house rule 4).
+_open, _write = os.open, os.write
 
 
 class Violation:
@@ -107,11 +110,11 @@ class StreamWriter:
             # creates it writes the header.
             flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
             try:
-                self.fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+                self.fd = _open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o600)
                 self._line(json.dumps(header(self.role), separators=(",", ":")))
             except FileExistsError:
-                self.fd = os.open(self.path, flags)
+                self.fd = _open(self.path, flags)
         self._line(json.dumps(record, separators=(",", ":")))
 
     def _line(self, text: str) -> None:
-        os.write(self.fd, (text + "\n").encode("utf-8"))
+        _write(self.fd, (text + "\n").encode("utf-8"))

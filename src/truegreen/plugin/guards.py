@@ -143,18 +143,28 @@ class GuardsPlugin:
             guard.test = guard.where = None
             os.environ.pop(TEST_VAR, None)
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_fixture_setup(self, fixturedef: Any) -> Generator[None, Any, None]:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_fixture_setup(self, fixturedef: Any) -> None:
+        """Name the wider-scoped fixture being set up; a plain hook, not a wrapper, since
+        it runs for every fixture: the name holds until the next fixture or phase."""
         guard = self.guard
-        if guard is None or guard.test is None or fixturedef.scope == "function":
-            yield
-            return
-        previous = guard.where
-        guard.where = f"{fixturedef.scope} fixture {fixturedef.argname!r}"
-        try:
-            yield
-        finally:
-            guard.where = previous
+        if guard is not None and guard.test is not None:
+            scope = fixturedef.scope
+            guard.where = (
+                guard.test if scope == "function" else (f"{scope} fixture {fixturedef.argname!r}")
+            )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self) -> None:
+        guard = self.guard
+        if guard is not None:
+            guard.where = guard.test
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self) -> None:
+        guard = self.guard
+        if guard is not None:
+            guard.where = guard.test
 
     def _collect(self) -> list[Violation]:
         """Violations recorded since the last call, with what child processes reported.

@@ -142,7 +142,10 @@ class HermeticPlugin:
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> HermeticPlugin:
         seal = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
-        plugin = cls(settings, seal, os.path.expanduser("~"))
+        kind = cls
+        if any("{tmp}" in template for _, template in seal.templated):
+            kind = HermeticPluginWithTmp
+        plugin = kind(settings, seal, os.path.expanduser("~"))
         config.stash[HERMETIC_KEY] = plugin
         config.pluginmanager.register(plugin, "truegreen-hermetic")
         from truegreen.plugin import fixtures
@@ -152,20 +155,11 @@ class HermeticPlugin:
 
     # -- per test ---------------------------------------------------------------
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_fixture_setup(
-        self, fixturedef: Any, request: pytest.FixtureRequest
-    ) -> Generator[None, Any, None]:
-        if fixturedef.scope != "function" or self._item is request.node:
-            yield
-        elif self.needs_tmp and fixturedef.argname == "tmp_path":
-            # {tmp} is tmp_path itself: let pytest make it, then seal around it.
-            outcome = yield
-            if outcome.excinfo is None:
-                self._enter(request.node, tmp=str(outcome.get_result()))
-        else:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_fixture_setup(self, fixturedef: Any, request: pytest.FixtureRequest) -> None:
+        # A plain hook, not a wrapper: it runs for every fixture of every test.
+        if fixturedef.scope == "function" and self._item is not request.node:
             self._enter(request.node)
-            yield
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
@@ -327,3 +321,22 @@ class HermeticPlugin:
                 tr.write_line(f"  {nodeid}")
         if tr.verbosity < 1 and self.removed:
             tr.write_line("names of removed variables: truegreen doctor")
+
+
+class HermeticPluginWithTmp(HermeticPlugin):
+    """The seal when ``set-env`` uses ``{tmp}``: when the first function-scoped fixture is
+    ``tmp_path`` itself, let pytest make it, then seal with it."""
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_fixture_setup(  # type: ignore[override]
+        self, fixturedef: Any, request: pytest.FixtureRequest
+    ) -> Generator[None, Any, None]:
+        if fixturedef.scope != "function" or self._item is request.node:
+            yield
+        elif fixturedef.argname == "tmp_path":
+            outcome = yield
+            if outcome.excinfo is None:
+                self._enter(request.node, tmp=str(outcome.get_result()))
+        else:
+            self._enter(request.node)
+            yield
