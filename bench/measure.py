@@ -20,9 +20,20 @@ from typing import Optional
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
+def environment() -> dict[str, str]:
+    """The environment runs are measured in: no pytest or truegreen settings, and bytecode
+    caching on (an installed package has its .pyc; compiling every module from source on
+    every run would weigh the larger plugin down)."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "TRUEGREEN_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+
+
 def timed(argv: list[str], root: Path) -> tuple[float, float]:
     """(wall, CPU seconds of the command and its children) of one run that must succeed."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
+    env = environment()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
@@ -38,7 +49,7 @@ def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
     if callgrind:
         argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRUEGREEN_"))}
+    env = environment()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
