@@ -161,10 +161,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
         TreeGuardPlugin.register(config, settings)
     if settings.writes != "off" or settings.network != "allow" or settings.deny_programs:
+        from truegreen.plugin.ambient import AmbientReads
         from truegreen.plugin.guards import GuardsPlugin
 
         GuardsPlugin.register(config, settings)
-    from truegreen.plugin.ambient import AmbientReads
+        AmbientReads.register(config, settings)
     from truegreen.plugin.integrity import IntegrityPlugin
     from truegreen.plugin.platforms import PlatformsPlugin
 
@@ -172,7 +173,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.metrics import MetricsPlugin
 
         MetricsPlugin.register(config, settings.metrics)
-    AmbientReads.register(config, settings)
     PlatformsPlugin.register(config)
     if settings.shard or settings.manifest or config.getoption("truegreen_plan_out"):
         from truegreen.plugin.sharding import ShardPlugin

@@ -44,6 +44,28 @@ _PYTEST_CURRENT = _encodekey("PYTEST_CURRENT_TEST")
 _TZ = _encodekey("TZ")
 
 
+_encodevalue: Callable[[str], Any] = getattr(_ENV, "encodevalue", str)
+
+
+def _put(raw_key: Any, raw_value: Any, name: str, value: str) -> None:
+    """``os.environ[name] = value`` from already-encoded parts: what ``_Environ.__setitem__``
+    does, without encoding again (the seal sets a dozen variables twice per test)."""
+    if _DATA is None:
+        _ENV[name] = value
+    else:
+        os.putenv(raw_key, raw_value)
+        _DATA[raw_key] = raw_value
+
+
+def _drop(raw_key: Any, name: str) -> None:
+    """``del os.environ[name]`` from the encoded key."""
+    if _DATA is None:
+        del _ENV[name]
+    else:
+        os.unsetenv(raw_key)
+        del _DATA[raw_key]
+
+
 def _snapshot() -> dict[Any, Any]:
     data = _DATA.copy() if _DATA is not None else dict(_ENV)
     data.pop(_PYTEST_CURRENT, None)
@@ -84,7 +106,7 @@ class Hermetic:
     cleared: tuple[str, ...] = ()
     _before: dict[Any, Any] = field(default_factory=dict, repr=False)
     _after: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _undo: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    _undo: list[tuple[str, Any, Any]] = field(default_factory=list, repr=False)
 
     def home_file(self, relative: str, text: str = "") -> Path:
         """Create ``~/relative`` in the sealed home with ``text`` and return its path."""
@@ -135,7 +157,7 @@ class HermeticPlugin:
         self._spare: Optional[Path] = None
         self._made = 0
         self._home_mode = 0
-        self._assigned: tuple[object, list[tuple[str, str, Any]]] = (None, [])
+        self._assigned: tuple[object, list[tuple[str, str, Any, Any]]] = (None, [])
         self._decisions: dict[Any, Optional[str]] = {}
         self._tz_noop = _zone_is_utc() and settings.timezone in {"UTC", "UTC0"}
 
@@ -225,14 +247,17 @@ class HermeticPlugin:
         key = (home, tmp)
         if key != self._assigned[0]:
             values = self.seal.assignments(home=str(home), tmp=tmp)
-            self._assigned = (key, [(n, v, _encodekey(n)) for n, v in values.items()])
-        # Undo entries keep the encoded value (or None); decoded only if ever restored.
-        undo: list[tuple[str, Any]] = [(name, before[raw]) for name, raw in removed]
-        for name, _ in undo:
-            del _ENV[name]
-        for name, value, raw in self._assigned[1]:
-            undo.append((name, before.get(raw)))
-            _ENV[name] = value
+            self._assigned = (
+                key,
+                [(n, v, _encodekey(n), _encodevalue(v)) for n, v in values.items()],
+            )
+        # Undo entries keep the encoded key and value (or None), decoded only if ever needed.
+        undo: list[tuple[str, Any, Any]] = [(name, raw, before[raw]) for name, raw in removed]
+        for name, raw, _ in undo:
+            _drop(raw, name)
+        for name, value, raw, raw_value in self._assigned[1]:
+            undo.append((name, raw, before.get(raw)))
+            _put(raw, raw_value, name, value)
         after = sealed._after = _snapshot()
         sealed._undo = undo
         sealed.cleared = tuple(name for name, _ in removed)
@@ -253,11 +278,11 @@ class HermeticPlugin:
         now = _snapshot()
         if sealed._after == now:
             # The test left the environment as the seal made it: undo just the seal.
-            for name, raw in reversed(sealed._undo):
+            for name, raw_key, raw in reversed(sealed._undo):
                 if raw is None:
-                    del _ENV[name]
+                    _drop(raw_key, name)
                 else:
-                    _ENV[name] = _decodevalue(raw)
+                    _put(raw_key, raw, name, _decodevalue(raw) if _DATA is None else "")
         else:
             _restore(sealed._before)
         if not self._tz_noop and now.get(_TZ) != sealed._before.get(_TZ):

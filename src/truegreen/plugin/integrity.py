@@ -62,8 +62,12 @@ class IntegrityPlugin:
         self.collected.extend(item.nodeid for item in items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown":
+            return
         nodeid = report.nodeid
         if report.when == "setup":
+            if report.passed:
+                return
             if report.skipped:
                 self.skipped[nodeid] = _reason(report)
             elif report.failed:
