@@ -31,17 +31,24 @@ def environment() -> dict[str, str]:
     }
 
 
-def timed(argv: list[str], root: Path) -> tuple[float, float]:
-    """(wall, CPU seconds of the command and its children) of one run that must succeed."""
-    env = environment()
+def _execute(argv: list[str], root: Path) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run a command that must succeed; (its result, wall seconds, CPU seconds with children)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        argv, cwd=root, env=environment(), capture_output=True, text=True, check=False
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{argv} failed ({done.returncode}):\n{done.stdout[-3000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def timed(argv: list[str], root: Path) -> tuple[float, float]:
+    """(wall, CPU seconds of the command and its children) of one run that must succeed."""
+    _, wall, cpu = _execute(argv, root)
+    return wall, cpu
 
 
 def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict[str, float]:
@@ -49,18 +56,8 @@ def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
     if callgrind:
         argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
-    env = environment()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"pytest {extra} failed ({done.returncode}):\n{done.stdout[-3000:]}")
-    result = {
-        "wall": wall,
-        "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-    }
+    done, wall, cpu = _execute(argv, root)
+    result = {"wall": wall, "cpu": cpu}
     found: Optional[re.Match[str]] = _COLLECTED.search(done.stderr) if callgrind else None
     if found:
         result["instructions"] = float(found.group(1))
