@@ -536,3 +536,28 @@ def test_help_still_works_with_a_bad_configuration(pytester: pytest.Pytester) ->
     result = pytester.runpytest_subprocess("--help")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*--truegreen-set=KEY=VALUE*"])
+
+
+def test_a_module_level_ambient_marker_opts_out_every_test_of_the_module(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    home = ambient_home(monkeypatch, tmp_path / "ambient-home", identity=False)
+    pytester.makepyfile(
+        f"""
+        from pathlib import Path
+
+        import pytest
+
+        pytestmark = pytest.mark.truegreen_ambient
+
+        def test_function():
+            assert Path.home() == Path({str(home)!r})
+
+        class TestClass:
+            def test_method(self):
+                assert Path.home() == Path({str(home)!r})
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["ran unsealed (@pytest.mark.truegreen_ambient): 2 tests"])

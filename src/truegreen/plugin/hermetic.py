@@ -221,7 +221,7 @@ class HermeticPlugin:
         # its test never wrote into (still empty, same mode) is as fresh as a new one.
         try:
             with os.scandir(home) as entries:
-                if next(entries, None) is None and home.stat().st_mode == self._home_mode:
+                if next(entries, None) is None and os.stat(home).st_mode == self._home_mode:
                     self._spare = home
         except OSError:
             pass
@@ -235,7 +235,9 @@ class HermeticPlugin:
     def _enter(self, item: pytest.Item, tmp: str = "") -> None:
         self._item = item
         item.addfinalizer(self._leave)
-        if item.get_closest_marker(AMBIENT_MARKER) is not None:
+        # item.keywords holds the names of the markers of the item and its parents: a few
+        # dictionary lookups, where get_closest_marker walks the node chain every time.
+        if AMBIENT_MARKER in item.keywords:
             self.ambient.append(item.nodeid)
             return
         before = _snapshot()
@@ -244,9 +246,10 @@ class HermeticPlugin:
         if self.needs_tmp and not tmp:
             tmp = self._tmp(item)
         removed = self._removals(before)
-        key = (home, tmp)
+        home_text = str(home)
+        key = (home_text, tmp)
         if key != self._assigned[0]:
-            values = self.seal.assignments(home=str(home), tmp=tmp)
+            values = self.seal.assignments(home=home_text, tmp=tmp)
             self._assigned = (
                 key,
                 [(n, v, _encodekey(n), _encodevalue(v)) for n, v in values.items()],
@@ -265,7 +268,7 @@ class HermeticPlugin:
             _tzset()
         self.sealed += 1
         self.removed.update(sealed.cleared)
-        self.redirect.current = str(home)
+        self.redirect.current = home_text
         for reset in self.resetters:
             reset()
 
