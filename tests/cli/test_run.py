@@ -135,34 +135,11 @@ def test_a_flaky_file_is_shown_with_both_outputs_and_a_hanging_one_is_not_retrie
     assert done.returncode == 1  # the timed-out file
     (project / "test_hang.py").unlink()
     env["FLAKY_MARK"] = str(tmp_path / "mark-2")
-    lenient = truegreen_run(
-        project,
-        "--keep-env",
-        "FLAKY_MARK",
-        "--isolate-files",
-        "--retries",
-        "1",
-        "--",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        env=env,
-    )
+    retry_once = ["--keep-env", "FLAKY_MARK", "--isolate-files", "--retries", "1"]
+    pytest_args = ["--", "-q", "-p", "no:cacheprovider"]
+    lenient = truegreen_run(project, *retry_once, *pytest_args, env=env)
     assert lenient.returncode == 0, lenient.stdout
     env["FLAKY_MARK"] = str(tmp_path / "mark-3")
-    strict = truegreen_run(
-        project,
-        "--keep-env",
-        "FLAKY_MARK",
-        "--isolate-files",
-        "--retries",
-        "1",
-        "--strict-flaky",
-        "--",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        env=env,
-    )
+    strict = truegreen_run(project, *retry_once, "--strict-flaky", *pytest_args, env=env)
     assert "FLAKY: passed only on a retry" in strict.stdout
     assert strict.returncode == 1
