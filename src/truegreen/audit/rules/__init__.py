@@ -1,0 +1,1 @@
+"""One module per rule; each rule's docstring is its documentation page."""
