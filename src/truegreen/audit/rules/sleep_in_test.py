@@ -1,0 +1,73 @@
+"""TG402 sleep-in-test."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from truegreen.audit.base import Finding, Rule
+
+SLEEPS = frozenset({"time.sleep", "asyncio.sleep", "trio.sleep", "anyio.sleep"})
+
+
+class SleepInTest(Rule):
+    """## What it does
+    Flags `time.sleep(...)` and `asyncio.sleep(...)` (also trio's and anyio's) called in a
+    test or a fixture, however the function was imported.
+
+    ## Why is this bad?
+    A sleep is a guess about how long something takes. On a loaded CI machine the guess is
+    too short and the test flakes; everywhere else it is too long and the suite is slow.
+    Doctrine 001: time in tests comes from a clock the test controls, and a wait is a wait
+    *for a condition*, with a deadline.
+
+    ## Example
+    ```python
+    def test_cache_expires(cache):
+        cache.put("k", 1, ttl=1)
+        time.sleep(1.1)
+        assert cache.get("k") is None
+    ```
+
+    ## Use instead
+    ```python
+    def test_cache_expires(cache, frozen_clock):
+        cache.put("k", 1, ttl=1)
+        frozen_clock.advance(1.1)
+        assert cache.get("k") is None
+    ```
+
+    ## Known problems
+    A sleep inside a helper function that a test calls is not followed. `asyncio.sleep(0)`,
+    which yields to the event loop rather than waiting, is not flagged.
+    """
+
+    code = "TG402"
+    name = "sleep-in-test"
+    nodes = (ast.Call,)
+
+    def visit(self, node: ast.AST) -> Iterator[Finding]:
+        assert isinstance(node, ast.Call)
+        name = self.ctx.qualname(node.func)
+        if name not in SLEEPS or _yields_only(node):
+            return
+        where = self.ctx.test_function or self._fixture()
+        if where is not None:
+            yield self.finding(
+                node, f"{name}() in {where.name}: advance a frozen clock or wait for a condition"
+            )
+
+    def _fixture(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        for scope in self.ctx.scopes:
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.ctx.is_fixture(
+                scope
+            ):
+                return scope
+        return None
+
+
+def _yields_only(call: ast.Call) -> bool:
+    """``sleep(0)``: a yield to the event loop, not a wait."""
+    return (
+        len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and call.args[0].value == 0
+    )
