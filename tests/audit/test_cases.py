@@ -10,12 +10,9 @@ from truegreen.audit import registry
 from truegreen.audit.base import Project
 from truegreen.audit.engine import check_source
 
+from .expect import expected_lines
+
 CASES = sorted((Path(__file__).parent / "cases").glob("TG*.py"))
-
-
-def expected_lines(source: str, code: str) -> set[int]:
-    marker = f"# expect: {code}"
-    return {n for n, line in enumerate(source.splitlines(), 1) if line.rstrip().endswith(marker)}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.stem for case in CASES])

@@ -47,6 +47,8 @@ class Project:
     pytest_config_file: Optional[Path] = None  # where the ini options came from
     settings: Mapping[str, Any] = field(default_factory=dict)  # [tool.truegreen.audit]
     _trees: dict[Path, Optional[ast.Module]] = field(default_factory=dict, repr=False)
+    # what rules work out once per run about the whole project, under a key of their own
+    facts: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def owns(self, dotted: str) -> bool:
         """Whether a dotted module or attribute path starts in one of the project's packages."""
@@ -70,6 +72,18 @@ class Project:
             except (OSError, SyntaxError, ValueError):
                 self._trees[path] = None
         return self._trees[path]
+
+    def source_files(self) -> list[Path]:
+        """Every ``.py`` file under the source roots (the project's own code), sorted."""
+        if "source_files" not in self.facts:
+            self.facts["source_files"] = sorted(
+                path
+                for root in self.source_roots
+                for path in root.rglob("*.py")
+                if "__pycache__" not in path.parts
+            )
+        files: list[Path] = self.facts["source_files"]
+        return files
 
 
 class FileContext:
