@@ -125,6 +125,42 @@ def test_a_python_child_writing_into_the_project_fails_the_test(
     )
 
 
+def test_children_of_consecutive_tests_in_one_module_are_each_blamed_on_their_own_test(
+    pytester: pytest.Pytester,
+) -> None:
+    """The seal may stay on between two tests of a module; the guards' name of the running
+    test, which children read, must not come back from the first test with it.
+
+    Ablation: delete `data.pop(_GUARDED_TEST, None)` in `src/truegreen/plugin/hermetic.py`."""
+    pytester.makepyfile(
+        """
+        import subprocess
+        import sys
+        from pathlib import Path
+
+        def write_from_a_child(name):
+            target = Path(__file__).parent / name
+            code = f"open({str(target)!r}, 'w').write('from a child')"
+            subprocess.run([sys.executable, "-c", code], check=True)
+
+        def test_first():
+            write_from_a_child("first.txt")
+
+        def test_second():
+            write_from_a_child("second.txt")
+        """
+    )
+    result = run(pytester, "-p", "no:randomly")
+    result.assert_outcomes(failed=2)
+    failures = result.stdout.str().split("= FAILURES =")[1].split(" truegreen guards ")[0]
+    first = failures[failures.index("_ test_first _") : failures.index("_ test_second _")]
+    second = failures[failures.index("_ test_second _") :]
+    assert "first.txt" in first
+    assert "second.txt" not in first
+    assert "second.txt" in second
+    assert "first.txt" not in second
+
+
 def test_a_multiprocessing_child_writing_into_the_project_fails_the_test(
     pytester: pytest.Pytester,
 ) -> None:

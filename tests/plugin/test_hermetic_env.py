@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -356,6 +357,80 @@ def test_the_seal_sits_between_wider_fixtures_and_the_test_own_fixtures(
     before = snapshot_tree(home)
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=2)
     assert snapshot_tree(home) == before
+
+
+WIDER_FIXTURES_MID_MODULE = """
+import json
+import os
+
+import pytest
+
+AMBIENT = os.environ["HOME"]
+SEEN = []
+
+
+@pytest.fixture(scope="module")
+def late_module_fixture():
+    SEEN.append(("late setup", os.environ["HOME"]))
+    yield
+    SEEN.append(("late teardown", os.environ["HOME"]))
+
+
+@pytest.fixture(scope="module", params=["p1", "p2"])
+def parametrized_module_fixture(request):
+    SEEN.append((f"{request.param} setup", os.environ["HOME"]))
+    yield
+    SEEN.append((f"{request.param} teardown", os.environ["HOME"]))
+
+
+def test_first():
+    SEEN.append(("test", os.environ["HOME"]))
+
+
+def test_second_sets_up_a_module_fixture(late_module_fixture):
+    SEEN.append(("test", os.environ["HOME"]))
+
+
+def test_uses_the_parametrized_fixture(parametrized_module_fixture):
+    SEEN.append(("test", os.environ["HOME"]))
+
+
+def test_uses_it_again(parametrized_module_fixture):
+    SEEN.append(("test", os.environ["HOME"]))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def report():
+    yield
+    with open(os.environ["SEEN_FILE"], "w") as out:
+        json.dump({"ambient": AMBIENT, "seen": SEEN}, out)
+"""
+
+
+def test_wider_fixtures_set_up_or_torn_down_between_two_tests_see_the_ambient_environment(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The seal may stay on from one test to the next of the same module, but never while a
+    module fixture is set up late, or a parametrized one is torn down for its next param.
+
+    Ablation A1: replace `all(getattr(scope, "value", scope) == "function" for scope in
+    scopes.values())` with `True` in `src/truegreen/plugin/hermetic.py`.
+    Ablation A2: replace `self._held is not None` with `False` in
+    `src/truegreen/plugin/hermetic.py`."""
+    seen_file = tmp_path / "seen.json"
+    monkeypatch.setenv("SEEN_FILE", str(seen_file))
+    pytester.makepyfile(test_wide=WIDER_FIXTURES_MID_MODULE)
+    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=6)
+    recorded = json.loads(seen_file.read_text())
+    ambient, seen = recorded["ambient"], recorded["seen"]
+    tests = [home for what, home in seen if what == "test"]
+    fixtures = [what for what, home in seen if what != "test"]
+    assert len(tests) == 6  # premise: the tests were sealed
+    assert ambient not in tests
+    assert fixtures == [
+        "late setup", "p1 setup", "p1 teardown", "p2 setup", "p2 teardown", "late teardown"
+    ]  # fmt: skip
+    assert {home for what, home in seen if what != "test"} == {ambient}
 
 
 def test_reset_caches_run_before_every_test(pytester: pytest.Pytester) -> None:

@@ -23,6 +23,7 @@ import pytest
 from truegreen import __version__
 from truegreen.core.config import Config
 from truegreen.core.hermetic import Seal, seal_for
+from truegreen.guards.policy import TEST_VAR
 from truegreen.plugin.caches import resolve_callable
 from truegreen.plugin.homedirs import PlatformdirsRedirect
 from truegreen.plugin.stash import HERMETIC_KEY
@@ -39,8 +40,10 @@ _SLUG = re.compile(r"[^\w.-]+")
 
 
 _encodekey: Callable[[str], Any] = getattr(_ENV, "encodekey", str)
-# pytest's own variable, rewritten at every phase of every test: never ours to compare or restore.
+# pytest's own variable, rewritten at every phase of every test, and the guards' name of the
+# running test for its child processes: never the seal's to compare or restore.
 _PYTEST_CURRENT = _encodekey("PYTEST_CURRENT_TEST")
+_GUARDED_TEST = _encodekey(TEST_VAR)
 _TZ = _encodekey("TZ")
 
 
@@ -69,6 +72,7 @@ def _drop(raw_key: Any, name: str) -> None:
 def _snapshot() -> dict[Any, Any]:
     data = _DATA.copy() if _DATA is not None else dict(_ENV)
     data.pop(_PYTEST_CURRENT, None)
+    data.pop(_GUARDED_TEST, None)
     return data
 
 
@@ -154,6 +158,8 @@ class HermeticPlugin:
         self.ambient: list[str] = []
         self.current: Optional[Hermetic] = None
         self._item: Optional[pytest.Item] = None
+        self._next: Optional[pytest.Item] = None  # the item after the one running
+        self._held: Optional[Hermetic] = None  # a seal left on between two tests
         self._spare: Optional[Path] = None
         self._made = 0
         self._home_mode = 0
@@ -180,13 +186,24 @@ class HermeticPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_fixture_setup(self, fixturedef: Any, request: pytest.FixtureRequest) -> None:
         # A plain hook, not a wrapper: it runs for every fixture of every test.
-        if fixturedef.scope == "function" and self._item is not request.node:
-            self._enter(request.node)
+        if fixturedef.scope == "function":
+            if self._item is not request.node:
+                self._enter(request.node)
+        elif self._held is not None:
+            self._release()  # a wider fixture is set up unsealed, as the real machine has it
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         if self._item is not item:
             self._enter(item)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, nextitem: Optional[pytest.Item]) -> None:
+        self._next = nextitem
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        self._release()
 
     def _removals(self, before: dict[Any, Any]) -> list[tuple[str, Any]]:
         """(name, raw key) of every variable in ``before`` that the seal removes."""
@@ -238,8 +255,16 @@ class HermeticPlugin:
         # item.keywords holds the names of the markers of the item and its parents: a few
         # dictionary lookups, where get_closest_marker walks the node chain every time.
         if AMBIENT_MARKER in item.keywords:
+            self._release()
             self.ambient.append(item.nodeid)
             return
+        held = self._held
+        if held is not None:
+            self._held = None
+            if _snapshot() == held._after:
+                self._continue(item, held)
+                return
+            _restore(held._before)  # something between the tests changed it: seal afresh
         before = _snapshot()
         home = self._take_home(item)
         self.current = sealed = Hermetic(home=home, _before=before)
@@ -272,13 +297,67 @@ class HermeticPlugin:
         for reset in self.resetters:
             reset()
 
+    def _continue(self, item: pytest.Item, sealed: Hermetic) -> None:
+        """Seal the next test with the seal the last one left on: only a new home to set,
+        and not even that when the last test left its home untouched."""
+        home = self._take_home(item)
+        if home != sealed.home:
+            sealed.home = home
+            home_text = str(home)
+            values = self.seal.assignments(home=home_text, tmp="")
+            self._assigned = (
+                (home_text, ""),
+                [(n, v, _encodekey(n), _encodevalue(v)) for n, v in values.items()],
+            )
+            after = sealed._after
+            for name, value, raw, raw_value in self._assigned[1]:
+                if after.get(raw) != raw_value:
+                    _put(raw, raw_value, name, value)
+            sealed._after = _snapshot()
+            self.redirect.current = home_text
+        self.current = sealed
+        self.sealed += 1
+        self.removed.update(sealed.cleared)
+        for reset in self.resetters:
+            reset()
+
+    def _may_hold(self, item: Optional[pytest.Item]) -> bool:
+        """Whether the seal may stay on until the next test: nothing but the test's own
+        node is torn down in between, and the next test sets up no wider fixture that
+        pytest would tear down before any hook of ours sees it (a parametrized one)."""
+        following = self._next
+        if item is None or following is None or following.parent is not item.parent:
+            return False
+        if self.needs_tmp or AMBIENT_MARKER in following.keywords:
+            return False
+        callspec = getattr(following, "callspec", None)
+        if callspec is None:
+            return True
+        scopes = getattr(callspec, "_arg2scope", None)
+        if scopes is None:
+            return False
+        return all(getattr(scope, "value", scope) == "function" for scope in scopes.values())
+
+    def _release(self) -> None:
+        """Take off a seal left on between tests."""
+        held, self._held = self._held, None
+        if held is not None:
+            self._unseal(held, _snapshot())
+
     def _leave(self) -> None:
-        self._item = None
+        item, self._item = self._item, None
         sealed, self.current = self.current, None
         if sealed is None:
             return
-        self.redirect.current = None
         now = _snapshot()
+        self._give_back(sealed.home)
+        if sealed._after == now and self._may_hold(item):
+            self._held = sealed
+            return
+        self._unseal(sealed, now)
+
+    def _unseal(self, sealed: Hermetic, now: dict[Any, Any]) -> None:
+        self.redirect.current = None
         if sealed._after == now:
             # The test left the environment as the seal made it: undo just the seal.
             for name, raw_key, raw in reversed(sealed._undo):
@@ -290,7 +369,6 @@ class HermeticPlugin:
             _restore(sealed._before)
         if not self._tz_noop and now.get(_TZ) != sealed._before.get(_TZ):
             _tzset()
-        self._give_back(sealed.home)
 
     # -- session ----------------------------------------------------------------
 
