@@ -22,6 +22,10 @@ from truegreen.core.docslinks import Broken, Link, anchors, check_pages, heading
         ("[Linked](other.md) title", "linked-title"),
         ("  Trailing  ", "trailing"),
         ("pre-existing -- dashes", "pre-existing----dashes"),
+        ("2. \\<nodejs.org> access", "2-nodejsorg-access"),
+        ("Links like <https://x.invalid/a> show", "links-like-httpsxinvalida-show"),
+        ("`assert.throws(fn[, error][, message])`", "assertthrowsfn-error-message"),
+        ("Use <kbd>Ctrl</kbd>", "use-ctrl"),
     ],
 )
 def test_a_heading_slugs_as_github_makes_it(heading: str, expected: str) -> None:

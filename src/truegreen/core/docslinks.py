@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import takewhile
 from pathlib import PurePosixPath
 from typing import Callable, Optional
 from urllib.parse import unquote
@@ -52,7 +52,7 @@ _MARKDOWN = (".md", ".markdown")
 
 def _blank(text: str) -> str:
     """Spaces for every character but newlines, so offsets and line numbers survive."""
-    return re.sub(r"[^\n]", " ", text)
+    return "\n".join(" " * len(line) for line in text.split("\n"))
 
 
 def strip_code(text: str) -> str:
@@ -80,34 +80,37 @@ def strip_code(text: str) -> str:
     return _strip_spans(text)
 
 
+_RUNS = re.compile(r"`+")
+_BREAKS = re.compile(r"\n[ \t]*\n")
+
+
 def _strip_spans(text: str) -> str:
     """Blank code spans: a run of n backticks up to the next run of exactly n, within a
     paragraph; an unmatched run is literal text."""
+    runs = [(m.start(), m.end()) for m in _RUNS.finditer(text)]
+    breaks = [m.start() for m in _BREAKS.finditer(text)]
     out: list[str] = []
+    done = 0
     index = 0
-    runs = re.compile(r"`+")
-    while True:
-        opening = runs.search(text, index)
-        if opening is None:
-            out.append(text[index:])
-            return "".join(out)
-        width = len(opening.group(0))
-        end = text.find("\n\n", opening.end())
-        limit = len(text) if end < 0 else end
-        closing = runs.search(text, opening.end(), limit)
-        while closing is not None and len(closing.group(0)) != width:
-            closing = runs.search(text, closing.end(), limit)
-        if closing is None:
-            out.append(text[index : opening.end()])
-            index = opening.end()
+    while index < len(runs):
+        start, end = runs[index]
+        width = end - start
+        following = bisect.bisect_left(breaks, end)
+        limit = breaks[following] if following < len(breaks) else len(text)
+        closing = index + 1
+        while closing < len(runs) and runs[closing][0] < limit:
+            if runs[closing][1] - runs[closing][0] == width:
+                break
+            closing += 1
+        if closing >= len(runs) or runs[closing][0] >= limit:
+            index += 1  # no closing run: these backticks are literal
             continue
-        out.append(text[index : opening.start()])
-        out.append(_blank(text[opening.start() : closing.end()]))
-        index = closing.end()
-
-
-def _line_at(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+        out.append(text[done:start])
+        out.append(_blank(text[start : runs[closing][1]]))
+        done = runs[closing][1]
+        index = closing + 1
+    out.append(text[done:])
+    return "".join(out)
 
 
 def links(text: str) -> list[Link]:
@@ -122,19 +125,33 @@ def links(text: str) -> list[Link]:
                                       else match.end(2)]))  # fmt: skip
     for match in _HTML_LINK.finditer(prose):
         found.append((match.start(1), text[match.start(1) : match.end(1)]))
-    return [Link(_line_at(prose, start), target) for start, target in sorted(found)]
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    return [Link(bisect.bisect_left(newlines, at) + 1, target) for at, target in sorted(found)]
+
+
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 def _heading_text(raw: str) -> str:
-    """A heading as GitHub renders it to plain text: links and images give their text,
-    code spans their content, emphasis markers and HTML tags vanish."""
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", raw)
+    """A heading as GitHub renders it to plain text: code spans give their content as
+    written; outside them links and images give their text, HTML tags and ``_`` emphasis
+    markers vanish (``*`` and ``~`` are punctuation, which the slug drops anyway)."""
+    out: list[str] = []
+    last = 0
+    for span in _SPAN.finditer(raw):
+        out += [_plain(raw[last : span.start()]), span.group(2)]
+        last = span.end()
+    out.append(_plain(raw[last:]))
+    return "".join(out).strip()
+
+
+def _plain(text: str) -> str:
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"!?\[([^\]]*)\]\[[^\]]*\]", r"\1", text)
-    text = re.sub(r"<[^>]+>", "", text)
-    text = re.sub(r"`+([^`]*)`+", r"\1", text)
-    text = re.sub(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
-    text = re.sub(r"(?<![\w])(_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w])", r"\2", text)
-    return text.strip()
+    text = re.sub(r"<([A-Za-z][A-Za-z0-9+.-]*:[^>\s]*)>", r"\1", text)  # an autolink shows its URL
+    text = re.sub(r"(?<!\\)<[^>]+>", "", text)
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)  # an escaped character is itself
+    return re.sub(r"(?<![\w])(_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w])", r"\2", text)
 
 
 def slug(heading: str) -> str:
@@ -148,19 +165,22 @@ def slug(heading: str) -> str:
     return "".join(kept)
 
 
-def headings(text: str) -> list[str]:
-    """The text of every ATX and setext heading on a page, outside code, in order."""
+def headings(text: str, prose: Optional[str] = None) -> list[str]:
+    """The text of every ATX and setext heading on a page, outside code, in order
+    (``prose`` is :func:`strip_code` of ``text`` when the caller has it already)."""
     original = text.split("\n")
-    lines = strip_code(text).split("\n")  # decides the structure; the text comes from original
+    lines = (strip_code(text) if prose is None else prose).split("\n")  # structure only
     found: list[str] = []
     for index, line in enumerate(lines):
         if _ATX.match(line):
             atx = _ATX.match(original[index])
             found.append((atx.group(2) if atx else "") or "")
         elif _SETEXT.match(line):
-            above = list(takewhile(_is_paragraph, reversed(lines[:index])))
-            if above:
-                found.append(" ".join(p.strip() for p in original[index - len(above) : index]))
+            first = index
+            while first > 0 and _is_paragraph(lines[first - 1]):
+                first -= 1
+            if first < index:
+                found.append(" ".join(p.strip() for p in original[first:index]))
     return found
 
 
@@ -175,16 +195,16 @@ def _is_paragraph(line: str) -> bool:
 def anchors(text: str) -> frozenset[str]:
     """Every fragment that lands somewhere on a page: heading slugs with GitHub's ``-1``,
     ``-2`` for repeats, and explicit ``<a name=...>`` / ``id=...`` anchors."""
+    prose = strip_code(text)
     seen: dict[str, int] = {}
     found: set[str] = set()
-    for heading in headings(text):
+    for heading in headings(text, prose):
         base = slug(heading)
         candidate = base
         while candidate in found:
             seen[base] = seen.get(base, 0) + 1
             candidate = f"{base}-{seen[base]}"
         found.add(candidate)
-    prose = strip_code(text)
     found.update(match.group(1) for match in _HTML_ANCHOR.finditer(prose))
     return frozenset(found)
 
@@ -198,24 +218,15 @@ def check_page(
     path: str,
     text: str,
     exists: Callable[[str], bool],
-    page: Callable[[str], Optional[str]],
+    anchors_of: Callable[[str], Optional[frozenset[str]]],
 ) -> Iterator[Broken]:
     """The broken links of one page.
 
     ``path`` is the page's POSIX path relative to the root; ``exists(p)`` says whether a
-    root-relative path is a file or directory; ``page(p)`` gives a Markdown file's text (for
-    its anchors). A ``/``-prefixed target is relative to the root, as on GitHub.
+    root-relative path is a file or directory; ``anchors_of(p)`` gives a Markdown file's
+    anchors (None when it cannot be read). A ``/``-prefixed target is relative to the root,
+    as on GitHub.
     """
-    cache: dict[str, frozenset[str]] = {}
-
-    def anchors_of(target_path: str) -> Optional[frozenset[str]]:
-        if target_path not in cache:
-            found = page(target_path)
-            if found is None:
-                return None
-            cache[target_path] = anchors(found)
-        return cache[target_path]
-
     here = PurePosixPath(path).parent
     for link in links(text):
         target = link.target.strip()
@@ -260,12 +271,19 @@ def check_pages(
     exists: Callable[[str], bool],
     read: Callable[[str], Optional[str]],
 ) -> list[Broken]:
-    """Every broken link of ``pages`` (root-relative path to text), sorted by place."""
+    """Every broken link of ``pages`` (root-relative path to text), sorted by place; each
+    target page's anchors are worked out once."""
+    cache: dict[str, Optional[frozenset[str]]] = {}
 
-    def page(target: str) -> Optional[str]:
-        return pages[target] if target in pages else read(target)
+    def anchors_of(target: str) -> Optional[frozenset[str]]:
+        if target not in cache:
+            found = pages[target] if target in pages else read(target)
+            cache[target] = None if found is None else anchors(found)
+        return cache[target]
 
     found: Iterable[Broken] = (
-        broken for path, text in pages.items() for broken in check_page(path, text, exists, page)
+        broken
+        for path, text in pages.items()
+        for broken in check_page(path, text, exists, anchors_of)
     )
     return sorted(found)
