@@ -1,4 +1,4 @@
-"""The collect-gate recording plugin inside a real pytest run: what it writes, and when."""
+"""The collect-gate recording plugin inside a real pytest run: what it writes."""
 
 from __future__ import annotations
 

@@ -113,10 +113,10 @@ def _strip_spans(text: str) -> str:
     return "".join(out)
 
 
-def links(text: str) -> list[Link]:
+def links(text: str, prose: Optional[str] = None) -> list[Link]:
     """Every link target on a page (inline, image, reference definition, HTML href/src),
-    in order, outside code."""
-    prose = strip_code(text)
+    in order, outside code (``prose``: :func:`strip_code` of ``text``, if already made)."""
+    prose = strip_code(text) if prose is None else prose
     found: list[tuple[int, str]] = []
     for pattern in (_INLINE, _DEFINITION):
         for match in pattern.finditer(prose):
@@ -192,10 +192,10 @@ def _is_paragraph(line: str) -> bool:
     return not re.match(r"^\s*(?:[-*+>]|\d+[.)])(?:\s|$)", line) and "|" not in line
 
 
-def anchors(text: str) -> frozenset[str]:
+def anchors(text: str, prose: Optional[str] = None) -> frozenset[str]:
     """Every fragment that lands somewhere on a page: heading slugs with GitHub's ``-1``,
     ``-2`` for repeats, and explicit ``<a name=...>`` / ``id=...`` anchors."""
-    prose = strip_code(text)
+    prose = strip_code(text) if prose is None else prose
     seen: dict[str, int] = {}
     found: set[str] = set()
     for heading in headings(text, prose):
@@ -219,6 +219,7 @@ def check_page(
     text: str,
     exists: Callable[[str], bool],
     anchors_of: Callable[[str], Optional[frozenset[str]]],
+    prose: Optional[str] = None,
 ) -> Iterator[Broken]:
     """The broken links of one page.
 
@@ -228,7 +229,7 @@ def check_page(
     as on GitHub.
     """
     here = PurePosixPath(path).parent
-    for link in links(text):
+    for link in links(text, prose):
         target = link.target.strip()
         if not target or is_external(target):
             continue
@@ -272,18 +273,25 @@ def check_pages(
     read: Callable[[str], Optional[str]],
 ) -> list[Broken]:
     """Every broken link of ``pages`` (root-relative path to text), sorted by place; each
-    target page's anchors are worked out once."""
-    cache: dict[str, Optional[frozenset[str]]] = {}
+    page is stripped of code once, each target's anchors and existence worked out once."""
+    prose: dict[str, str] = {path: strip_code(text) for path, text in pages.items()}
+    found_anchors: dict[str, Optional[frozenset[str]]] = {}
+    found_files: dict[str, bool] = {}
 
     def anchors_of(target: str) -> Optional[frozenset[str]]:
-        if target not in cache:
-            found = pages[target] if target in pages else read(target)
-            cache[target] = None if found is None else anchors(found)
-        return cache[target]
+        if target not in found_anchors:
+            text = pages[target] if target in pages else read(target)
+            found_anchors[target] = None if text is None else anchors(text, prose.get(target))
+        return found_anchors[target]
+
+    def exists_once(target: str) -> bool:
+        if target not in found_files:
+            found_files[target] = target in pages or exists(target)
+        return found_files[target]
 
     found: Iterable[Broken] = (
         broken
         for path, text in pages.items()
-        for broken in check_page(path, text, exists, anchors_of)
+        for broken in check_page(path, text, exists_once, anchors_of, prose[path])
     )
     return sorted(found)
