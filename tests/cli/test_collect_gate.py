@@ -55,7 +55,7 @@ def test_changed_test_files_that_collect_pass_the_gate(
     write(repo, {"tests/test_new.py": "def test_one():\n    pass\n\ndef test_two():\n    pass\n"})
     assert main(["collect-gate"]) == 0
     assert capsys.readouterr().out == (
-        "collect-gate: each of the 1 test files changed since HEAD collects (2 tests)\n"
+        "collect-gate: 1 test file changed since HEAD, every one collected (2 tests)\n"
     )
 
 
@@ -123,6 +123,16 @@ def test_commits_since_the_merge_base_count_and_deleted_or_untouched_files_do_no
     }
 
 
+def test_a_parallel_command_is_collected_in_one_process(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(repo, {"tests/test_new.py": "def test_one():\n    pass\n"})
+    assert main(["collect-gate", "--", "-n", "2", "--dist", "loadgroup"]) == 0
+    assert capsys.readouterr().out == (
+        "collect-gate: 1 test file changed since HEAD, every one collected (1 test)\n"
+    )
+
+
 def test_changed_modules_that_are_not_tests_are_not_gated(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -163,6 +173,7 @@ def test_a_base_that_is_not_a_revision_is_a_usage_error(
 def test_pytest_arguments_pytest_refuses_are_a_usage_error(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    write(repo, {"tests/test_new.py": "def test_one():\n    pass\n"})
     assert main(["collect-gate", "--", "--no-such-flag"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(
@@ -181,6 +192,6 @@ def test_a_real_command_exits_1_naming_the_file(repo: Path) -> None:
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (1, "")
     assert done.stdout.splitlines() == [
-        "collect-gate: 1 of 1 test files changed since HEAD collect nothing under: pytest -q",
+        "collect-gate: 1 of 1 test file changed since HEAD collects nothing under: pytest -q",
         "  integration/test_outside.py: outside testpaths (tests)",
     ]

@@ -133,11 +133,12 @@ def _read(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
-    changed = changed_files(cwd, args.base)
-    with tempfile.TemporaryDirectory(prefix="truegreen-collect-gate-") as scratch:
-        record = collect(cwd, args.pytest_args, Path(scratch) / "record.json")
-    tests = [p for p in changed if p.endswith(".py") and is_test_file(p, _read(p), record)]
-    found = verdicts(tests, record)
+    changed = [p for p in changed_files(cwd, args.base) if p.endswith(".py")]
+    found: list[Verdict] = []
+    if changed:  # no Python file changed: nothing to collect, so pytest need not run
+        with tempfile.TemporaryDirectory(prefix="truegreen-collect-gate-") as scratch:
+            record = collect(cwd, args.pytest_args, Path(scratch) / "record.json")
+        found = verdicts([p for p in changed if is_test_file(p, _read(p), record)], record)
     here = os.path.realpath(cwd)
     shown = {v.path: Path(os.path.relpath(v.path, here)).as_posix() for v in found}
     missing = [v for v in found if v.reason is not None]
@@ -156,22 +157,23 @@ def run(args: argparse.Namespace) -> int:
     return Status.FINDINGS if missing else Status.CLEAN
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def _text(
     found: list[Verdict], missing: list[Verdict], shown: dict[str, str], args: argparse.Namespace
 ) -> str:
     since = f"since {args.base}"
     if not found:
         return f"collect-gate: no test file changed {since}"
+    files = _count(len(found), "test file")
     if not missing:
-        total = sum(v.collected for v in found)
-        return (
-            f"collect-gate: each of the {len(found)} test files changed {since} collects "
-            f"({total} tests)"
-        )
+        tests = _count(sum(v.collected for v in found), "test")
+        return f"collect-gate: {files} changed {since}, every one collected ({tests})"
     command = shlex.join(["pytest", *args.pytest_args])
-    lines = [
-        f"collect-gate: {len(missing)} of {len(found)} test files changed {since} "
-        f"collect nothing under: {command}"
-    ]
+    verb = "collects" if len(missing) == 1 else "collect"
+    lines = [f"collect-gate: {len(missing)} of {files} changed {since} {verb} nothing under: "
+             f"{command}"]  # fmt: skip
     lines += [f"  {shown[v.path]}: {v.reason}" for v in missing]
     return "\n".join(lines)
