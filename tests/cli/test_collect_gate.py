@@ -195,3 +195,27 @@ def test_a_real_command_exits_1_naming_the_file(repo: Path) -> None:
         "collect-gate: 1 of 1 test file changed since HEAD collects nothing under: pytest -q",
         "  integration/test_outside.py: outside testpaths (tests)",
     ]
+
+
+def test_without_git_on_path_it_is_a_usage_error(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    assert main(["collect-gate"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "truegreen: error: collect-gate: expected git on PATH, found none ("
+    )
+
+
+def test_a_git_command_that_fails_is_a_usage_error_with_its_complaint(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / ".git" / "index").write_bytes(b"not an index")
+    assert main(["collect-gate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("truegreen: error: collect-gate: git diff failed: ")
+    assert "index" in err
+    assert err.count("\n") == 1  # one line, never a traceback

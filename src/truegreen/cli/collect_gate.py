@@ -94,7 +94,8 @@ def changed_files(cwd: Path, base: str) -> list[str]:
     ):
         done = _git(args, root)
         if done.returncode != 0:
-            raise UsageError(f"collect-gate: git {args[0]} failed: {done.stderr.strip()}")
+            said = done.stderr.strip().splitlines() or ["no output"]
+            raise UsageError(f"collect-gate: git {args[0]} failed: {said[-1]}")
         names.update(name for name in done.stdout.split("\0") if name)
     return sorted(os.path.realpath(root / name) for name in names)
 
