@@ -5,8 +5,22 @@ from __future__ import annotations
 from typing import Optional
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from truegreen.core.docslinks import Broken, Link, anchors, check_pages, headings, links, slug
+from truegreen.core.docslinks import (
+    Broken,
+    Link,
+    anchors,
+    check_pages,
+    headings,
+    links,
+    slug,
+    strip_code,
+)
+
+# Markdown-ish text: the characters that open and close code, links and headings, often.
+MARKDOWN = st.text(alphabet=st.sampled_from(list("`~#[]()<>!-=*_ \n\\abc1.md")), max_size=200)
 
 
 @pytest.mark.parametrize(
@@ -149,3 +163,21 @@ def test_external_links_are_never_checked() -> None:
     }
     assert len(links(pages["a.md"])) == 3  # premise: all three are links
     assert _check(pages) == []
+
+
+@given(MARKDOWN)
+def test_stripping_code_keeps_every_offset_and_line(text: str) -> None:
+    stripped = strip_code(text)
+    assert len(stripped) == len(text)
+    assert [i for i, c in enumerate(stripped) if c == "\n"] == [
+        i for i, c in enumerate(text) if c == "\n"
+    ]
+
+
+@given(MARKDOWN)
+def test_every_link_found_is_on_a_line_of_the_page(text: str) -> None:
+    lines = text.split("\n")
+    for link in links(text):
+        assert 1 <= link.line <= len(lines)
+        assert link.target in "\n".join(lines[link.line - 1 :])
+    assert isinstance(anchors(text), frozenset)
