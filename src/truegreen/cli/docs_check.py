@@ -23,7 +23,7 @@ EXAMPLE = """\
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "build", "dist",
      "site-packages", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-     ".hypothesis", "htmlcov"}
+     ".hypothesis", "htmlcov", "_build"}
 )  # fmt: skip
 MARKDOWN = (".md", ".markdown")
 
