@@ -42,7 +42,8 @@ def lines_flagged(tmp_path: Path, addopts: Any) -> list[int]:
     ],
 )
 def test_loadgroup_in_addopts_keeps_the_marks_silent(tmp_path: Path, addopts: Any) -> None:
-    """Ablation: replace `not self.grouped and self.ctx.qualname(node) == MARK`
+    """Ablation: replace
+    `not self.grouped and node.attr == 'xdist_group' and self.ctx.qualname(node) == MARK`
     with `self.ctx.qualname(node) == MARK` in
     `src/truegreen/audit/rules/xdist_group_without_loadgroup.py`."""
     assert "xdist_group" in SOURCE  # premise: the mark is there

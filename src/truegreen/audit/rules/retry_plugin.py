@@ -24,6 +24,7 @@ SWITCHES = ("--flake-finder", "--force-flaky")
 INI_KEYS = ("reruns", "retries")
 MARKS = frozenset({"pytest.mark.flaky", "pytest.mark.rerun", "pytest.mark.retry"})
 DECORATORS = frozenset({"flaky.flaky"})
+_LAST_PARTS = frozenset(name.rsplit(".", 1)[1] for name in MARKS | DECORATORS)
 FIX = "fix the flake instead (doctrine 001: a flake is a bug)"
 
 
@@ -69,6 +70,10 @@ class RetryPlugin(Rule):
     nodes = (ast.Attribute, ast.Name)
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
+        # Every name and attribute comes here: look further only at the few spellings.
+        last = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        if last not in _LAST_PARTS and self.ctx.aliases.get(last) not in DECORATORS:
+            return
         name = self.ctx.qualname(node)
         if name in MARKS:
             mark = name.rsplit(".", 1)[1]

@@ -60,7 +60,8 @@ class XdistGroupWithoutLoadgroup(Rule):
         return iter(())
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
-        if not self.grouped and self.ctx.qualname(node) == MARK:
+        assert isinstance(node, ast.Attribute)
+        if not self.grouped and node.attr == "xdist_group" and self.ctx.qualname(node) == MARK:
             yield self.finding(
                 node,
                 "xdist_group is ignored unless pytest-xdist runs with --dist loadgroup: "
