@@ -79,11 +79,8 @@ def find_leaks(
     second = _sealed_run(pytest_args, ambient, home, cwd, seal)
     progress(f"sealed run: {len(second.tests)} tests, exit {second.status}")
     tests = differing(first, second)
-    probe = tempfile.mkdtemp(prefix="truegreen-leaks-home-")
-    try:
-        machine = ambient_factors(ambient, seal(ambient, probe), home)
-    finally:
-        shutil.rmtree(probe, ignore_errors=True)
+    # The sealed home's path is not a factor (its contents are), so any path stands in.
+    machine = ambient_factors(ambient, seal(ambient, str(home)), home)
     factors = machine.factors
     if not tests:
         return LeakReport(len(first.tests), len(factors), machine.untried, 0, ())
