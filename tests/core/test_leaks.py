@@ -136,6 +136,7 @@ def test_reruns_for_one_culprit_stay_within_twice_log2_plus_four(
     found, reruns = hunt(n, ["t"], Machine({"t": needs(frozenset({factor}))}))
     assert found == {"t": frozenset({factor})}
     assert reruns <= 2 * math.log2(n) + 4
+    assert reruns <= 1 + math.ceil(math.log2(n)) + 1  # everything, the halvings, a confirmation
 
 
 def test_a_test_that_no_factor_flips_is_blamed_on_nothing() -> None:

@@ -41,6 +41,10 @@ class LeakReport:
     leaks: tuple[Leak, ...]
 
 
+def _tests(n: int) -> str:
+    return f"{n} test" if n == 1 else f"{n} tests"
+
+
 def _sealed_run(
     pytest_args: Sequence[str],
     ambient: Mapping[str, str],
@@ -70,28 +74,27 @@ def find_leaks(
     outcome differs, find the smallest set of ambient factors that gives it back its
     ambient outcome, rerunning only the differing tests."""
     first = run_outcomes(pytest_args, ambient, cwd)
-    progress(f"ambient run: {len(first.tests)} tests, exit {first.status}")
+    progress(f"ambient run: {_tests(len(first.tests))}, exit {first.status}")
     if not first.tests:
         raise UsageError(
             f"truegreen leaks: expected the ambient run to run tests, found none (pytest exit "
             f"{first.status}); check PYTEST_ARGS"
         )
     second = _sealed_run(pytest_args, ambient, home, cwd, seal)
-    progress(f"sealed run: {len(second.tests)} tests, exit {second.status}")
+    progress(f"sealed run: {_tests(len(second.tests))}, exit {second.status}")
     tests = differing(first, second)
     # The sealed home's path is not a factor (its contents are), so any path stands in.
     machine = ambient_factors(ambient, seal(ambient, str(home)), home)
     factors = machine.factors
     if not tests:
         return LeakReport(len(first.tests), len(factors), machine.untried, 0, ())
-    progress(f"{len(tests)} tests differ; searching {len(factors)} ambient factors")
+    progress(f"{_tests(len(tests))} differ; searching {len(factors)} ambient factors")
     count = 0
 
     def oracle(subset: Subset, which: Sequence[str]) -> dict[str, bool]:
         nonlocal count
         count += 1
-        tested = f"{len(which)} test" + ("s" if len(which) != 1 else "")
-        progress(f"rerun {count}: {tested}, {len(subset)} of {len(factors)} factors")
+        progress(f"rerun {count}: {_tests(len(which))}, {len(subset)} of {len(factors)} factors")
         chosen = [factors[i] for i in sorted(subset)]
         done = _sealed_run(pytest_args, ambient, home, cwd, seal, chosen, which)
         return {test: done.of(test) == first.of(test) for test in which}
