@@ -83,6 +83,21 @@ def test_a_suite_without_leaks_exits_0(
     assert status == 0
 
 
+def test_a_kept_variable_is_no_leak(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `sealed_environment(ambient, home, keep)` with
+    `sealed_environment(ambient, home)` in `src/truegreen/cli/leaks.py`."""
+    project = use_machine(tmp_path, monkeypatch)
+    (project / "test_leaky.py").write_text(
+        "import os\n\ndef test_mode_is_legacy():\n    assert 'MYAPP_MODE' in os.environ\n"
+    )
+    assert main(["leaks", "--format", "json", *ARGS]) == 1  # premise: sealed, it differs
+    assert capsys.readouterr().out.count('"test": "test_leaky.py::test_mode_is_legacy"') == 1
+    assert main(["leaks", "--keep-env", "MYAPP_MODE", "--format", "json", *ARGS]) == 0
+    assert json.loads(capsys.readouterr().out)["leaks"] == []
+
+
 def test_json_from_a_real_process_names_the_culprits_and_holds_no_value(tmp_path: Path) -> None:
     project, ambient, _ = leaky_machine(tmp_path, CANARY)
     done = subprocess.run([sys.executable, "-m", "truegreen", "leaks", "--format", "json", *ARGS],
