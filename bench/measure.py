@@ -14,6 +14,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional
 
@@ -31,16 +32,27 @@ def environment() -> dict[str, str]:
     }
 
 
-def _execute(argv: list[str], root: Path) -> tuple[subprocess.CompletedProcess[str], float, float]:
-    """Run a command that must succeed; (its result, wall seconds, CPU seconds with children)."""
+def _execute(
+    argv: list[str],
+    root: Path,
+    env: Optional[Mapping[str, str]] = None,
+    expect: int = 0,
+) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run a command that must exit ``expect`` (in ``env``, or :func:`environment`); (its
+    result, wall seconds, CPU seconds with children)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        argv, cwd=root, env=environment(), capture_output=True, text=True, check=False
+        argv,
+        cwd=root,
+        env=dict(env) if env is not None else environment(),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    if done.returncode != expect:
         raise SystemExit(f"{argv} failed ({done.returncode}):\n{done.stdout[-3000:]}")
     return done, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 

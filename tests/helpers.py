@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -37,3 +38,62 @@ def ambient_home(monkeypatch: pytest.MonkeyPatch, home: Path, *, identity: bool)
     ):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+# A suite with three leaks that get past the per-test seal, each flipped by a different
+# ambient factor: a variable the seal does not know to clear (read inside the test), a git
+# identity read by a session-scoped fixture, a time zone read at import.
+LEAKY_SUITE = """
+import os
+import subprocess
+import time
+
+import pytest
+
+EPOCH_HOUR = time.localtime(0).tm_hour
+
+
+@pytest.fixture(scope="session")
+def default_author():
+    done = subprocess.run(["git", "config", "user.name"], capture_output=True, text=True)
+    return done.stdout.strip() or None
+
+
+def test_mode_defaults_to_modern():
+    assert os.environ.get("MYAPP_MODE", "modern") == "modern"
+
+
+def test_without_an_identity_there_is_no_author(default_author):
+    assert default_author is None
+
+
+def test_the_epoch_is_midnight():
+    assert EPOCH_HOUR == 0
+
+
+def test_arithmetic():
+    assert 1 + 1 == 2
+"""
+
+LEAKY_CULPRITS = {
+    "test_leaky.py::test_mode_defaults_to_modern": ["variable MYAPP_MODE"],
+    "test_leaky.py::test_without_an_identity_there_is_no_author": ["~/.gitconfig"],
+    "test_leaky.py::test_the_epoch_is_midnight": ["time zone (TZ)"],
+}
+
+
+def leaky_machine(root: Path, secret: str, noise: int = 30) -> tuple[Path, dict[str, str], Path]:
+    """(project, ambient environment, ambient home) of a developer's machine under ``root``:
+    ``noise`` harmless variables and dotfiles around the three culprits; ``secret`` is the
+    value of the variable that leaks."""
+    project, home = root / "project", root / "home"
+    project.mkdir()
+    (project / "test_leaky.py").write_text(LEAKY_SUITE)
+    (home / ".config" / "someapp").mkdir(parents=True)
+    (home / ".config" / "someapp" / "rc").write_text("colour = on\n")
+    (home / ".gitconfig").write_text("[user]\n\tname = Ambient Developer\n")
+    (home / ".netrc").write_text("machine example.invalid\n")
+    (home / ".bashrc").write_text("export PS1='$ '\n")
+    ambient = {f"NOISE_{i:03}": f"value {i}" for i in range(noise)}
+    ambient.update(PATH=os.environ["PATH"], HOME=str(home), TZ="XYZ-3", MYAPP_MODE=secret)
+    return project, ambient, home

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
@@ -51,19 +52,22 @@ def add_verb(
     return parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from truegreen.cli import (
-        ablate,
-        collect_gate,
-        demo,
-        docs_check,
-        doctor,
-        metrics,
-        platforms,
-        run,
-        shards,
-    )
+# One module of this package per verb; each module's add_parser() adds its verb.
+VERBS = (
+    "ablate",
+    "collect_gate",
+    "demo",
+    "docs_check",
+    "doctor",
+    "leaks",
+    "metrics",
+    "platforms",
+    "run",
+    "shards",
+)
 
+
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="truegreen",
         description="Make a green pytest run mean what it says.",
@@ -71,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truegreen {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    for module in (ablate, collect_gate, demo, docs_check, doctor, metrics, platforms, run, shards):
-        module.add_parser(verbs)
+    for name in VERBS:
+        importlib.import_module(f"truegreen.cli.{name}").add_parser(verbs)
     return parser
 
 

@@ -81,6 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
     group.addoption("--truegreen-only-file", dest="truegreen_only_file", help=argparse.SUPPRESS)
+    group.addoption("--truegreen-only-ids", dest="truegreen_only_ids", help=argparse.SUPPRESS)
 
 
 # Dedicated flags that set one key each: (key, option dest).
@@ -184,4 +185,8 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.isolate import OnlyFile
 
         config.pluginmanager.register(OnlyFile(config.getoption("truegreen_only_file")))
+    if config.getoption("truegreen_only_ids"):
+        from truegreen.plugin.isolate import OnlyIds
+
+        config.pluginmanager.register(OnlyIds.from_file(config.getoption("truegreen_only_ids")))
     IntegrityPlugin.register(config, settings)

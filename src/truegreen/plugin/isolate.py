@@ -1,13 +1,26 @@
-"""``--truegreen-only-file``: one test file of a larger selection, for ``truegreen run
---isolate-files``. The other files' tests count as run elsewhere, not as deselected."""
+"""``--truegreen-only-file`` and ``--truegreen-only-ids``: part of a larger selection, for
+``truegreen run --isolate-files`` and the hunters' reruns. The rest counts as run elsewhere,
+not as deselected."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 
 import pytest
 
 from truegreen.plugin.stash import SHARDED_OUT_KEY
+
+
+def _keep(config: pytest.Config, items: list[pytest.Item], keep: list[pytest.Item]) -> None:
+    kept = {id(i) for i in keep}
+    away = [i for i in items if id(i) not in kept]
+    if away:
+        config.stash[SHARDED_OUT_KEY] = config.stash.get(SHARDED_OUT_KEY, set()) | {
+            i.nodeid for i in away
+        }
+        config.hook.pytest_deselected(items=away)
+        items[:] = keep
 
 
 class OnlyFile:
@@ -20,11 +33,22 @@ class OnlyFile:
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        keep = [i for i in items if i.nodeid.split("::", 1)[0] == self.path]
-        away = [i for i in items if i.nodeid.split("::", 1)[0] != self.path]
-        if away:
-            config.stash[SHARDED_OUT_KEY] = config.stash.get(SHARDED_OUT_KEY, set()) | {
-                i.nodeid for i in away
-            }
-            config.hook.pytest_deselected(items=away)
-            items[:] = keep
+        _keep(config, items, [i for i in items if i.nodeid.split("::", 1)[0] == self.path])
+
+
+class OnlyIds:
+    """Keeps the tests whose node ids a file lists, one a line, within the user's selection."""
+
+    def __init__(self, nodeids: Container[str]) -> None:
+        self.nodeids = nodeids
+
+    @classmethod
+    def from_file(cls, path: str) -> OnlyIds:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        return cls(frozenset(line for line in lines if line))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        _keep(config, items, [i for i in items if i.nodeid in self.nodeids])

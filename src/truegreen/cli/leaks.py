@@ -1,0 +1,132 @@
+"""``truegreen leaks``: the ambient variable, dotfile, zone or locale a test's outcome hangs on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from truegreen.cli import Status, add_verb
+from truegreen.cli.procs import sealed_environment
+from truegreen.core.errors import UsageError
+from truegreen.core.leakhunt import LeakReport, find_leaks
+
+EXAMPLE = """\
+  truegreen leaks -- -q tests/
+  truegreen leaks --keep-env PYTHONPATH --format json -- tests/test_config.py
+"""
+
+_NAME = re.compile(r"[^=\0]+\Z")
+
+
+def add_parser(verbs: Any) -> None:
+    parser = add_verb(
+        verbs,
+        "leaks",
+        summary="find the ambient variable, dotfile, zone or locale a test depends on",
+        description="Run the suite twice, in this shell's environment and sealed as truegreen "
+        "run seals it (a fresh HOME, TZ=UTC, LANG=C.UTF-8, no git configuration, only PATH "
+        "and a short allowlist), and compare each test's outcome. For every test that "
+        "differs, rerun only the differing tests with ambient factors put back (each "
+        "variable the sealed run lacks, each dotfile of the home, the time zone, the "
+        "locale), bisecting to the smallest set that flips it, and print the fix. Values are "
+        "never printed, only names. Exit 1 when a test differs, 0 when none does.",
+        example=EXAMPLE,
+    )
+    parser.add_argument("--keep-env", action="append", default=[], metavar="NAME",
+                        help="pass one variable to the sealed runs too (repeatable)")  # fmt: skip
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS")
+    parser.set_defaults(run=run)
+
+
+def document(report: LeakReport) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "tests": report.tests,
+        "factors": report.factors,
+        "untried": list(report.untried),
+        "reruns": report.reruns,
+        "leaks": [
+            {
+                "test": leak.test,
+                "ambient": leak.ambient,
+                "sealed": leak.sealed,
+                "culprit": None
+                if leak.culprit is None
+                else [
+                    {"kind": f.kind, "name": f.name, "label": f.label, "fix": f.fix}
+                    for f in leak.culprit
+                ],
+            }
+            for leak in report.leaks
+        ],
+    }
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def render(report: LeakReport) -> str:
+    if not report.leaks:
+        return (
+            f"truegreen leaks: no test differs between the ambient and the sealed run "
+            f"({_count(report.tests, 'test')}, {_count(report.factors, 'ambient factor')})"
+        )
+    lines = [
+        f"truegreen leaks: {len(report.leaks)} of {_count(report.tests, 'test')} differ "
+        f"between the ambient and the sealed run ({_count(report.factors, 'ambient factor')}, "
+        f"{_count(report.reruns, 'rerun')})"
+    ]
+    for leak in report.leaks:
+        lines += ["", leak.test, f"  ambient: {leak.ambient}, sealed: {leak.sealed}"]
+        if leak.culprit is None:
+            lines += [
+                "  culprit: none of the ambient factors; with all of them the test still "
+                "behaves as sealed (a system file, a flake: try truegreen flakes)"
+            ]
+            continue
+        lines.append(f"  culprit: {' + '.join(f.label for f in leak.culprit)}")
+        lines += [f"  fix: {f.fix}" for f in leak.culprit]
+    for path in report.untried:
+        lines += ["", f"note: {path} was not tried (too large to copy into every rerun's home)"]
+    return "\n".join(lines)
+
+
+def _progress(line: str) -> None:
+    sys.stderr.write(f"truegreen leaks: {line}\n")
+    sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in args.keep_env:
+        if not _NAME.match(name):
+            shown = name.split("=", 1)[0] + "=..." if "=" in name else name  # never a value
+            raise UsageError(
+                f"truegreen leaks: --keep-env takes a variable name, like --keep-env "
+                f"MYAPP_URL (got {shown!r})"
+            )
+    keep = tuple(args.keep_env)
+
+    def seal(ambient: Mapping[str, str], home: str) -> dict[str, str]:
+        return sealed_environment(ambient, home, keep)
+
+    report = find_leaks(
+        args.pytest_args,
+        dict(os.environ),
+        Path(os.path.expanduser("~")),
+        Path.cwd(),
+        seal,
+        _progress,
+    )
+    if args.format == "json":
+        print(json.dumps(document(report), indent=2))
+    else:
+        print(render(report))
+    return Status.FINDINGS if report.leaks else Status.CLEAN

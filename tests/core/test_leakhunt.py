@@ -1,0 +1,54 @@
+"""The leak hunt end to end on a fake machine: exactly the three culprits, and nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import LEAKY_CULPRITS, leaky_machine
+from truegreen.cli.procs import sealed_environment
+from truegreen.core.leakhunt import Leak, find_leaks
+
+CANARY = "tg-canary-leakhunt-18"
+
+
+def test_each_leak_is_blamed_on_its_own_culprit_and_no_other(tmp_path: Path) -> None:
+    project, ambient, home = leaky_machine(tmp_path, CANARY)
+    lines: list[str] = []
+    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project,
+                        sealed_environment, lines.append)  # fmt: skip
+    blamed = {leak.test: [f.label for f in leak.culprit or ()] for leak in report.leaks}
+    assert blamed == LEAKY_CULPRITS
+    assert {(leak.ambient, leak.sealed) for leak in report.leaks} == {("failed", "passed")}
+    assert report.tests == 4
+    assert report.factors == 30 + 1 + 4 + 2  # noise, MYAPP_MODE, dotfiles, zone and locale
+    assert report.reruns <= 3 * (2 * 6 + 4)
+    assert lines[:2] == ["ambient run: 4 tests, exit 1", "sealed run: 4 tests, exit 0"]
+    assert not [line for line in lines if CANARY in line]
+
+
+def test_a_suite_without_leaks_reports_none_and_reruns_nothing(tmp_path: Path) -> None:
+    """Ablation: replace `ambient.of(name) != sealed.of(name)` with `True` in
+    `src/truegreen/core/outcomes.py`."""
+    project, ambient, home = leaky_machine(tmp_path, CANARY)
+    (project / "test_leaky.py").write_text("def test_arithmetic():\n    assert 1 + 1 == 2\n")
+    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
+    assert report.tests == 1  # premise: the suite ran
+    assert (report.leaks, report.reruns) == ((), 0)
+
+
+def test_a_test_no_factor_explains_has_no_culprit(tmp_path: Path) -> None:
+    """The sealed run differs by something outside the factors: a marker file that only the
+    first run finds."""
+    project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
+    mark = tmp_path / "seen"
+    (project / "test_leaky.py").write_text(
+        "from pathlib import Path\n\n"
+        "def test_first_run_only():\n"
+        f"    mark = Path({str(mark)!r})\n"
+        "    first = not mark.exists()\n"
+        "    mark.write_text('x')\n"
+        "    assert first\n"
+    )
+    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
+    assert report.leaks == (Leak("test_leaky.py::test_first_run_only", "passed", "failed", None),)
+    assert report.reruns == 1  # every factor at once, and no search

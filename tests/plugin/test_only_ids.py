@@ -1,0 +1,40 @@
+"""--truegreen-only-ids: a rerun keeps to the listed tests, inside the user's own selection."""
+
+from __future__ import annotations
+
+import pytest
+
+SUITE = """
+def test_a():
+    pass
+
+
+def test_b():
+    assert False
+
+
+def test_c():
+    pass
+"""
+
+
+def test_only_the_listed_tests_run_and_the_rest_count_as_run_elsewhere(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    listing = pytester.path / "only.txt"
+    listing.write_text("test_suite.py::test_b\ntest_suite.py::test_c\n\n")
+    result = pytester.runpytest_subprocess(f"--truegreen-only-ids={listing}")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*deselected 0, in other shards 1*"])
+
+
+def test_the_users_own_selection_still_applies(pytester: pytest.Pytester) -> None:
+    """Ablation: replace `[i for i in items if i.nodeid in self.nodeids]` with `items` in
+    `src/truegreen/plugin/isolate.py`."""
+    pytester.makepyfile(test_suite=SUITE)
+    listing = pytester.path / "only.txt"
+    listing.write_text("test_suite.py::test_a\ntest_suite.py::test_b\n")
+    assert pytester.runpytest_subprocess("-k", "not test_b").parseoutcomes()["passed"] == 2
+    result = pytester.runpytest_subprocess(f"--truegreen-only-ids={listing}", "-k", "not test_b")
+    result.assert_outcomes(passed=1, deselected=2)  # test_b by -k, test_c by the listing
