@@ -60,12 +60,13 @@ def test_it_stays_silent_for_a_subclass_not_named_as_a_double() -> None:
 
 
 def test_it_stays_silent_for_methods_that_are_only_stubs() -> None:
-    """`Port`'s methods are `...` and `raise NotImplementedError`: nothing to reach.
+    """`Port.receive` is `raise NotImplementedError`: nothing to reach.
 
     Ablation: replace `_stub(function.body)` with `False` in
     `src/truegreen/audit/rules/incomplete_double.py`."""
     assert methods("devc.ports", "Port") == ["send", "receive"]  # premise
-    assert flagged("class FakePort(Port):\n    pass\n") == []
+    send = "    def send(self, data):\n        return None\n"
+    assert flagged("class FakePort(Port):\n" + send) == []
 
 
 def test_it_does_not_list_properties() -> None:
@@ -76,3 +77,10 @@ def test_it_does_not_list_properties() -> None:
     assert [left_alone(message) for message in listed] == [
         ["read_configuration", "up", "exec", "close"]
     ]
+
+
+def test_it_stays_silent_for_a_data_double_that_overrides_no_method() -> None:
+    """Ablation: replace `overridden & replaced` with `True` in
+    `src/truegreen/audit/rules/incomplete_double.py`."""
+    assert flagged("class DummyCli(DevcontainerCli):\n" + PARTIAL) != []  # premise
+    assert flagged("class DummyCli(DevcontainerCli):\n    passed = True\n") == []

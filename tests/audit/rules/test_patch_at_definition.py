@@ -91,3 +91,15 @@ def test_it_stays_silent_when_the_defining_module_uses_the_name_itself() -> None
     premise = "from agent.service import status\n" + source
     assert len(audit(project("TG201"), "TG201", "tests/test_x.py", premise)) == 1
     assert audit(project("TG201"), "TG201", "tests/test_x.py", source) == []
+
+
+def test_importing_a_submodule_is_not_importing_a_name_of_its_package() -> None:
+    """`agent.research` re-exports `query`, which `agent.research.search` also calls itself.
+
+    Ablation: replace `project.module(origin) is not None` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    patch = "\n\ndef test_it(mocker):\n    mocker.patch.object(search, 'query')\n"
+    by_name = "from agent.research import query\nfrom agent.research import search" + patch
+    assert len(audit(project("TG201"), "TG201", "tests/test_x.py", by_name)) == 1  # premise
+    submodule = "from agent.research import search" + patch
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", submodule) == []

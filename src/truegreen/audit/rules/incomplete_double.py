@@ -54,9 +54,12 @@ class IncompleteDouble(Rule):
     ## Known problems
     Precision comes first, so the rule decides what a double is by its name: a subclass
     that is not named like a double (a test-specific subclass that keeps real behaviour on
-    purpose) is not checked. Public means a method defined with `def` whose name does not
-    start with `_`; properties, abstract methods and stubs that cannot reach anything (a body
-    of only `...`, `pass`, a docstring or `raise NotImplementedError`) are not listed. The
+    purpose) is not checked. A double must also override at least one of the base's public
+    methods: one that only sets attributes (`class DummyReport(BaseReport): passed = True`)
+    is a data double, and is not checked. Public means a method defined with `def` whose
+    name does not start with `_`; properties, abstract methods and stubs that cannot reach
+    anything (a body of only `...`, `pass`, a docstring or `raise NotImplementedError`) are
+    not listed. The
     base is resolved through the test file's imports and the project's source, following the
     base's own project bases; bases outside the project, or built at run time, are not
     followed. A class that overrides `__getattr__` is not treated specially.
@@ -72,6 +75,7 @@ class IncompleteDouble(Rule):
             return
         overridden = _members(node)
         left: dict[str, None] = {}
+        replaced: set[str] = set()  # the base's public methods the double does override
         bases: list[str] = []
         for base in node.bases:
             dotted = self.ctx.qualname(base)
@@ -81,8 +85,9 @@ class IncompleteDouble(Rule):
             if methods is None:
                 continue
             bases.append(dotted)
+            replaced.update(methods)
             left.update(dict.fromkeys(m for m in methods if m not in overridden))
-        if left:
+        if left and overridden & replaced:
             names = ", ".join(left)
             yield self.finding(
                 node,

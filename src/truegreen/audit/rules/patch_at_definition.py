@@ -88,8 +88,12 @@ class PatchAtDefinition(Rule):
         )
 
     def _imports_any(self, modules: Iterator[str]) -> bool:
-        wanted = tuple(modules)
-        return any(
-            origin in wanted or origin.rpartition(".")[0] in wanted
-            for origin in self.ctx.aliases.values()
-        )
+        """Whether this test file imports one of ``modules`` or a name from one."""
+        wanted = set(modules)
+        project = graph.graph(self.ctx.project)
+        for origin in self.ctx.aliases.values():
+            # `from pkg import submodule` imports the submodule, not a name of pkg
+            module = origin if project.module(origin) is not None else origin.rpartition(".")[0]
+            if module in wanted:
+                return True
+        return False

@@ -22,7 +22,12 @@ class StubCli(cli.DevcontainerCli):  # expect: TG203
 
 
 class InMemoryCli(DevcontainerCli):  # expect: TG203
-    pass
+    def up(self):
+        return "container-1"
+
+
+class DummyCli(DevcontainerCli):
+    workspace_folder = "/workspace"
 
 
 class CompleteFake(DevcontainerCli):
@@ -50,7 +55,8 @@ class LoggingCli(DevcontainerCli):
 
 
 class FakePort(Port):
-    pass
+    def send(self, data):
+        return None
 
 
 class FakeServer(socketserver.TCPServer):
