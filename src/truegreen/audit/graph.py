@@ -26,7 +26,6 @@ class Module:
     assigned: dict[str, ast.expr]  # module-level `NAME = value` and `NAME: T = value`
     classes: dict[str, ast.ClassDef]
     functions: frozenset[str]
-    loads: frozenset[str]  # every name read anywhere in the module
 
     def defines(self, name: str) -> bool:
         return name in self.assigned or name in self.classes or name in self.functions
@@ -76,12 +75,7 @@ def _read(name: str, path: Path, tree: ast.Module) -> Module:
             classes[node.name] = node
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.add(node.name)
-    loads = frozenset(
-        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    )
-    return Module(
-        name, path, tree, imported, modules, assigned, classes, frozenset(functions), loads
-    )
+    return Module(name, path, tree, imported, modules, assigned, classes, frozenset(functions))
 
 
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -105,8 +99,11 @@ class Graph:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._modules: dict[str, Optional[Module]] = {}
-        self._importers: Optional[dict[tuple[str, str], list[tuple[str, str]]]] = None
-        self._readers: Optional[dict[tuple[str, str], set[str]]] = None
+        self._files: Optional[list[tuple[str, Path]]] = None
+        self._texts: dict[Path, bytes] = {}
+        self._importers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._readers: dict[tuple[str, str], set[str]] = {}
+        self._loads: dict[str, frozenset[str]] = {}
 
     def module(self, name: str) -> Optional[Module]:
         """The project module ``name``, or None when it is not in the project's source."""
@@ -120,19 +117,36 @@ class Graph:
             self._modules[name] = found
         return self._modules[name]
 
-    def names(self) -> Iterator[str]:
-        """The dotted name of every module in the project's source."""
-        for root in self.project.source_roots:
-            for package in sorted(self.project.packages):
-                single = root / f"{package}.py"
-                if single.is_file():
-                    yield package
-                for path in sorted((root / package).rglob("*.py")):
-                    parts = path.relative_to(root).with_suffix("").parts
-                    if parts[-1] == "__init__":
-                        parts = parts[:-1]
-                    if all(part.isidentifier() for part in parts):
-                        yield ".".join(parts)
+    def files(self) -> list[tuple[str, Path]]:
+        """(dotted name, path) of every module in the project's source."""
+        if self._files is None:
+            found: list[tuple[str, Path]] = []
+            for root in self.project.source_roots:
+                for package in sorted(self.project.packages):
+                    single = root / f"{package}.py"
+                    paths = [single] if single.is_file() else []
+                    for path in [*paths, *sorted((root / package).rglob("*.py"))]:
+                        parts = path.relative_to(root).with_suffix("").parts
+                        if parts[-1] == "__init__":
+                            parts = parts[:-1]
+                        if all(part.isidentifier() for part in parts):
+                            found.append((".".join(parts), path))
+            self._files = found
+        return self._files
+
+    def _mentioning(self, words: set[str]) -> Iterator[Module]:
+        """The project modules whose text contains one of ``words``: a parse only for those."""
+        encoded = [w.encode() for w in words]
+        for name, path in self.files():
+            if path not in self._texts:
+                try:
+                    self._texts[path] = path.read_bytes()
+                except OSError:
+                    self._texts[path] = b""
+            if any(w in self._texts[path] for w in encoded):
+                found = self.module(name)
+                if found is not None:
+                    yield found
 
     def resolve(self, module: str, name: str) -> Optional[tuple[Module, str]]:
         """Where ``module.name`` is defined, following ``from`` re-exports through the project."""
@@ -152,36 +166,61 @@ class Graph:
     def importers(self, module: str, name: str) -> list[tuple[str, str]]:
         """Every other project module that bound ``module.name`` by a module-level ``from``
         import (directly or through a re-export), as (importing module, local name)."""
-        if self._importers is None:
-            index: dict[tuple[str, str], list[tuple[str, str]]] = {}
-            for importer in self.names():
-                found = self.module(importer)
-                if found is None:
-                    continue
-                for local, (source, original) in found.imported.items():
-                    origin = self.resolve(source, original)
-                    if origin is not None:
-                        key = (origin[0].name, origin[1])
-                        index.setdefault(key, []).append((importer, local))
-            self._importers = index
-        return [entry for entry in self._importers.get((module, name), []) if entry[0] != module]
+        key = (module, name)
+        if key not in self._importers:
+            found: dict[tuple[str, str], None] = {}
+            wanted = {name}
+            while True:
+                before = len(wanted)
+                for importer in self._mentioning(wanted):
+                    for local, (source, original) in importer.imported.items():
+                        if original not in wanted or importer.name == module:
+                            continue
+                        origin = self.resolve(source, original)
+                        if origin is not None and (origin[0].name, origin[1]) == key:
+                            found[(importer.name, local)] = None
+                            wanted.add(local)  # a re-export under another name
+                if len(wanted) == before:
+                    break
+            self._importers[key] = sorted(found)
+        return self._importers[key]
+
+    def reads(self, module: Module, name: str) -> bool:
+        """Whether ``module`` reads ``name`` anywhere in its own code."""
+        if module.name not in self._loads:
+            self._loads[module.name] = frozenset(
+                n.id
+                for n in ast.walk(module.tree)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            )
+        return name in self._loads[module.name]
 
     def attribute_readers(self, module: str, name: str) -> set[str]:
         """The project modules that read ``module.name`` as an attribute of the module object
         (``import a.b`` then ``a.b.Name``): a patch of ``a.b.Name`` reaches those."""
-        if self._readers is None:
-            index: dict[tuple[str, str], set[str]] = {}
-            for reader in self.names():
-                found = self.module(reader)
-                if found is None:
-                    continue
+        key = (module, name)
+        if key not in self._readers:
+            readers: set[str] = set()
+            for found in self._mentioning({name}):
+                if not self._imports_module(found, module):
+                    continue  # only a module that imported `module` itself can read from it
                 for node in ast.walk(found.tree):
-                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                        owner = self.qualified(found, node.value)
-                        if owner is not None and self.project.owns(owner):
-                            index.setdefault((owner, node.attr), set()).add(reader)
-            self._readers = index
-        return self._readers.get((module, name), set())
+                    if (
+                        isinstance(node, ast.Attribute)
+                        and node.attr == name
+                        and isinstance(node.ctx, ast.Load)
+                        and self.qualified(found, node.value) == module
+                    ):
+                        readers.add(found.name)
+            self._readers[key] = readers
+        return self._readers[key]
+
+    def _imports_module(self, found: Module, module: str) -> bool:
+        """``import a.b``, ``import a.b as c`` or ``from a import b`` of ``module`` in ``found``."""
+        top = module.split(".", 1)[0]
+        if any(m in (module, top) for m in found.modules.values()):
+            return True
+        return any(f"{source}.{original}" == module for source, original in found.imported.values())
 
     def qualified(self, module: Module, node: ast.expr) -> Optional[str]:
         """The dotted name an expression in ``module`` refers to, through its imports."""

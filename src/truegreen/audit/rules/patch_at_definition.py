@@ -74,7 +74,7 @@ class PatchAtDefinition(Rule):
         ]
         if not bypassed:
             return
-        reached = found.attribute in defining.loads or project.attribute_readers(
+        reached = project.reads(defining, found.attribute) or project.attribute_readers(
             defining.name, found.attribute
         )
         if reached and not self._imports_any(importer for importer, _ in bypassed):
