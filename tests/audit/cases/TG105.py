@@ -132,6 +132,16 @@ def test_asserts_in_a_nested_function():
     inner()
 
 
+@pytest.mark.xfail(raises=ZeroDivisionError, strict=True)
+def test_expects_an_error_through_its_mark():
+    build_report() / 0
+
+
+@pytest.mark.xfail(reason="known bug")
+def test_is_only_marked_xfail():  # expect: TG105
+    build_report()
+
+
 def test_skips_unconditionally():
     pytest.skip("not on this platform")
 

@@ -98,3 +98,11 @@ def test_it_refuses_seams_that_are_not_a_table() -> None:
 def test_it_refuses_a_family_that_is_not_a_list_of_globs() -> None:
     with pytest.raises(ConfigError, match=r"seams\] environ must be a list of path globs .*'x'"):
         audit(project("TG601", settings={"seams": {"environ": "x"}}), "TG601", "src/app/leaky.py")
+
+
+def test_it_stays_silent_on_an_annotation() -> None:
+    """Ablation: replace `self._cover(annotation)` with `None` in
+    `src/truegreen/audit/rules/call_outside_seam.py`."""
+    assert flagged("import subprocess\nrunner = subprocess.Popen\n") != []  # premise
+    annotated = "import subprocess\n\n\ndef wait(p: subprocess.Popen) -> subprocess.Popen:\n"
+    assert flagged(annotated + "    return p\n") == []

@@ -65,3 +65,13 @@ def test_it_stays_silent_outside_a_test_function() -> None:
     assert flagged("assert len(MODELS) == 2") != []  # premise
     source = IMPORTS + "def check_catalog():\n    assert len(MODELS) == 2\n"
     assert audit(project("TG102"), "TG102", "tests/test_x.py", source) == []
+
+
+def test_it_stays_silent_on_a_class_attribute() -> None:
+    """Ablation: replace `modules.resolve(module, owner) is not None` with `False` in
+    `src/truegreen/audit/rules/change_detector.py`."""
+    models = graph.graph(project("TG102")).module("catalog.models")
+    assert models is not None
+    assert "Color" in models.classes  # premise: Color.RED is a class attribute in the source
+    source = "from catalog.models import Color\n\n\ndef test_it():\n    assert Color.RED == 1\n"
+    assert audit(project("TG102"), "TG102", "tests/test_x.py", source) == []

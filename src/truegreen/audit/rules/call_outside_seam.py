@@ -87,15 +87,24 @@ class CallOutsideSeam(Rule):
     ## Known problems
     Names are resolved through the module's imports, not through data flow:
     `__import__("os").environ`, a module passed around as a value, or a function parameter
-    that shadows an imported `environ` are not told apart. Only configured families are
-    checked.
+    that shadows an imported `environ` are not told apart. Annotations are not uses
+    (`proc: subprocess.Popen`), but `isinstance(p, subprocess.Popen)` is one. Only configured
+    families are checked.
     """
 
     code = "TG601"
     name = "call-outside-seam"
     default = False
     kinds = frozenset({"source"})
-    nodes = (ast.Name, ast.Attribute, ast.Call)
+    nodes = (
+        ast.Name,
+        ast.Attribute,
+        ast.Call,
+        ast.arg,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.AnnAssign,
+    )
 
     def begin(self) -> Iterator[Finding]:
         seams = seams_of(self.ctx.project.settings)
@@ -119,6 +128,11 @@ class CallOutsideSeam(Rule):
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if not self.families or id(node) in self.covered:
+            return
+        annotation = _annotation(node)
+        if annotation is not None or not isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
+            if annotation is not None:
+                self._cover(annotation)  # a type is not a use: `p: subprocess.Popen`
             return
         if isinstance(node, ast.Call) and self.ctx.qualname(node.func) in DYNAMIC:
             dotted = _text(node.args[0]) if node.args else None
@@ -164,6 +178,14 @@ class CallOutsideSeam(Rule):
     def _cover(self, node: ast.AST) -> None:
         """The inner parts of a flagged chain (``os`` in ``os.environ``) are not flagged again."""
         self.covered.update(id(n) for n in ast.walk(node))
+
+
+def _annotation(node: ast.AST) -> Optional[ast.expr]:
+    if isinstance(node, (ast.arg, ast.AnnAssign)):
+        return node.annotation
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.returns
+    return None
 
 
 def _under(dotted: str, member: str) -> bool:

@@ -48,7 +48,8 @@ class ChangeDetector(Rule):
 
     ## Known problems
     Only `==` against a literal, `len(...) == literal` and `literal in ...` are checked, in
-    test functions. A constant first copied into a local variable is not followed. A key
+    test functions. Class attributes (an enum member's value) are not module-level constants
+    and are not checked. A constant first copied into a local variable is not followed. A key
     test written as the doctrine's plumbing check (`"k" in C and len(C["k"]) >= 1`) stays
     silent; a bare `"k" in C` is flagged.
     """
@@ -104,10 +105,16 @@ class ChangeDetector(Rule):
         project = self.ctx.project
         if dotted is None or "." not in dotted or not project.owns(dotted):
             return None
-        module, _, attribute = dotted.rpartition(".")
         modules = graph.graph(project)
-        if modules.module(module) is None:
-            return dotted if _upper(attribute) else None
+        split = modules.split(dotted)
+        if split is None:  # not in the project's source: the name is the only evidence
+            return dotted if _upper(dotted.rpartition(".")[2]) else None
+        module, attribute = split
+        if "." in attribute:
+            owner = attribute.split(".", 1)[0]
+            if modules.resolve(module, owner) is not None:
+                return None  # an attribute of a class or an object, not a module-level constant
+            return dotted if _upper(dotted.rpartition(".")[2]) else None
         defined = modules.resolve(module, attribute)
         if defined is None:
             return None

@@ -78,7 +78,7 @@ class IncompleteDouble(Rule):
         replaced: set[str] = set()  # the base's public methods the double does override
         bases: list[str] = []
         for base in node.bases:
-            dotted = self.ctx.qualname(base)
+            dotted = self.ctx.qualname(_unsubscripted(base))
             if dotted is None or "." not in dotted or not self.ctx.project.owns(dotted):
                 continue
             methods = self._public_methods(dotted, set())
@@ -112,7 +112,7 @@ class IncompleteDouble(Rule):
             and not self._passive(home, item)
         ]
         for base in cls.bases:
-            inherited = modules.qualified(home, base)
+            inherited = modules.qualified(home, _unsubscripted(base))
             if inherited is not None and self.ctx.project.owns(inherited):
                 more = self._public_methods(inherited, seen) or []
                 methods.extend(m for m in more if m not in methods and m not in _members(cls))
@@ -130,6 +130,11 @@ class IncompleteDouble(Rule):
             ):
                 return True
         return _stub(function.body)
+
+
+def _unsubscripted(base: ast.expr) -> ast.expr:
+    """``Repository[int]`` is ``Repository``."""
+    return base.value if isinstance(base, ast.Subscript) else base
 
 
 def _members(cls: ast.ClassDef) -> set[str]:

@@ -49,10 +49,11 @@ class NoAssertion(Rule):
     ## Known problems
     A test whose whole point is "this does not raise" is flagged; say so with an assertion
     on the result, or suppress the line with the reason. A test that skips or xfails
-    unconditionally at its top level is not flagged. Helpers reached through a variable,
-    a class instance or `from module import *` are not followed, so a test that only
-    calls such a helper is flagged (a false positive: suppress it or name the helper
-    `check_*`). A call named `check*` that does not assert hides a missing assertion.
+    unconditionally at its top level, or is marked `xfail(raises=...)`, is not flagged.
+    Helpers reached through a variable, a class instance or `from module import *` are not
+    followed, so a test that only calls such a helper is flagged (a false positive: suppress
+    it or name the helper `check_*`). A call named `check*` that does not assert hides a
+    missing assertion.
     """
 
     code = "TG105"
@@ -103,7 +104,15 @@ class NoAssertion(Rule):
         return classes
 
     def _concludes(self, test: Function) -> bool:
-        """A top-level, unconditional skip or xfail: the test reports no pass to doubt."""
+        """A top-level, unconditional skip or xfail, or an xfail mark that names the exception
+        it expects: the test reports no pass to doubt."""
+        for decorator in test.node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and self.ctx.qualname(decorator.func) == "pytest.mark.xfail"
+                and any(kw.arg == "raises" for kw in decorator.keywords)
+            ):
+                return True
         for statement in test.node.body:
             if (
                 isinstance(statement, ast.Expr)

@@ -1,5 +1,5 @@
 from catalog import CATALOG, models
-from catalog.models import DEFAULT_CONFIG, MODELS, PROVIDERS, VERSION, build_models
+from catalog.models import DEFAULT_CONFIG, MODELS, PROVIDERS, VERSION, Color, build_models
 from catalog.remote import TIMEOUTS
 from catalog.versions import compute_version
 
@@ -82,6 +82,10 @@ def test_counts_its_own_constant():
 
 def test_checks_a_leak_between_catalogs():
     assert not (set(MODELS["gemini"]) & set(MODELS["moonshot"]))
+
+
+def test_pins_a_class_attribute():
+    assert Color.RED == 1
 
 
 def helper_not_a_test():

@@ -2,7 +2,7 @@ import socketserver
 
 from devc import cli
 from devc.cli import DevcontainerCli
-from devc.ports import Port
+from devc.ports import Port, Repository
 
 
 class FakeCli(DevcontainerCli):  # expect: TG203
@@ -28,6 +28,11 @@ class InMemoryCli(DevcontainerCli):  # expect: TG203
 
 class DummyCli(DevcontainerCli):
     workspace_folder = "/workspace"
+
+
+class FakeRepository(Repository[int]):  # expect: TG203
+    def get(self, key):
+        return 1
 
 
 class CompleteFake(DevcontainerCli):

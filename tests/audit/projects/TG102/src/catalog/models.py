@@ -9,3 +9,7 @@ max_tokens = 8
 
 def build_models():
     return dict(MODELS)
+
+
+class Color:
+    RED = 1

@@ -1,4 +1,6 @@
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 class Port(Protocol):
@@ -8,3 +10,11 @@ class Port(Protocol):
     def receive(self) -> bytes:
         """The next message."""
         raise NotImplementedError
+
+
+class Repository(Generic[T]):
+    def get(self, key: str) -> T:
+        raise LookupError(key)
+
+    def put(self, key: str, value: T) -> None:
+        raise PermissionError(key)

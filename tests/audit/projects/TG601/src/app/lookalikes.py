@@ -33,3 +33,8 @@ def dynamic_imports_of_other_modules():
 
 def module_level_dict():
     return environ["X"]
+
+
+def annotated(proc: subprocess.Popen, env: "os._Environ[str]") -> subprocess.Popen:
+    kept: subprocess.Popen = proc
+    return kept
