@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,14 +250,14 @@ class Graph:
         return None
 
 
-_GRAPHS: dict[Path, tuple[weakref.ref[Project], Graph]] = {}
+_GRAPHS: dict[Path, Graph] = {}
 
 
 def graph(project: Project) -> Graph:
-    """The project's graph, built once per Project object (cached by the project's root)."""
+    """The project's graph, built once per Project object (cached by the project's root; a
+    new Project for the same root, as a new audit run makes, gets a fresh graph)."""
     cached = _GRAPHS.get(project.root)
-    if cached is not None and cached[0]() is project:
-        return cached[1]
-    built = Graph(project)
-    _GRAPHS[project.root] = (weakref.ref(project), built)
+    if cached is not None and cached.project is project:
+        return cached
+    built = _GRAPHS[project.root] = Graph(project)
     return built

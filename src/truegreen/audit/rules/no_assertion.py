@@ -53,7 +53,7 @@ class NoAssertion(Rule):
     Helpers reached through a variable, a class instance or `from module import *` are not
     followed, so a test that only calls such a helper is flagged (a false positive: suppress
     it or name the helper `check_*`). A call named `check*` that does not assert hides a
-    missing assertion.
+    missing assertion, and so does an `assert` in a nested function the test never calls.
     """
 
     code = "TG105"
