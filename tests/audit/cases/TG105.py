@@ -142,6 +142,10 @@ def test_is_only_marked_xfail():  # expect: TG105
     build_report()
 
 
+def test_measures_a_build(benchmark):
+    benchmark(build_report)
+
+
 def test_skips_unconditionally():
     pytest.skip("not on this platform")
 

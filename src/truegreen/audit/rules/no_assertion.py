@@ -49,7 +49,8 @@ class NoAssertion(Rule):
     ## Known problems
     A test whose whole point is "this does not raise" is flagged; say so with an assertion
     on the result, or suppress the line with the reason. A test that skips or xfails
-    unconditionally at its top level, or is marked `xfail(raises=...)`, is not flagged.
+    unconditionally at its top level, is marked `xfail(raises=...)`, or requests
+    pytest-benchmark's `benchmark` fixture (a measurement, not a check) is not flagged.
     Helpers reached through a variable, a class instance or `from module import *` are not
     followed, so a test that only calls such a helper is flagged (a false positive: suppress
     it or name the helper `check_*`). A call named `check*` that does not assert hides a
@@ -106,6 +107,8 @@ class NoAssertion(Rule):
     def _concludes(self, test: Function) -> bool:
         """A top-level, unconditional skip or xfail, or an xfail mark that names the exception
         it expects: the test reports no pass to doubt."""
+        if "benchmark" in test.requests:
+            return True  # pytest-benchmark: a measurement, not a check
         for decorator in test.node.decorator_list:
             if (
                 isinstance(decorator, ast.Call)
