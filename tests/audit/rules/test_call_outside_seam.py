@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from tests.audit.rules.harness import audit, marked_and_found, project
@@ -15,7 +17,7 @@ SEAMS = {
 }
 
 
-def flagged(source: str, relpath: str = "src/app/new.py", **seams: list[str]) -> list[str]:
+def flagged(source: str, relpath: str = "src/app/new.py", **seams: Sequence[str]) -> list[str]:
     configured = project("TG601", settings={"seams": seams or SEAMS})
     return [f.message for f in audit(configured, "TG601", relpath, source)]
 
@@ -106,3 +108,18 @@ def test_it_stays_silent_on_an_annotation() -> None:
     assert flagged("import subprocess\nrunner = subprocess.Popen\n") != []  # premise
     annotated = "import subprocess\n\n\ndef wait(p: subprocess.Popen) -> subprocess.Popen:\n"
     assert flagged(annotated + "    return p\n") == []
+
+
+def test_a_directory_glob_covers_the_modules_under_it() -> None:
+    """Ablation: replace `fnmatch.fnmatchcase(relpath, glob + "/*")` with `False` in
+    `src/truegreen/audit/rules/call_outside_seam.py`."""
+    source = "import os\nos.kill(1, 9)\n"
+    assert flagged(source, "src/app/host/kill.py", **{"os.kill": ["src/app/other"]}) != []
+    assert flagged(source, "src/app/host/kill.py", **{"os.kill": ["src/app/host"]}) == []
+
+
+def test_it_takes_globs_as_validated_settings_hold_them() -> None:
+    """The audit's settings hold each family's globs as a tuple."""
+    source = "import os\nos.kill(1, 9)\n"
+    assert flagged(source, "src/app/host.py", **{"os.kill": ("src/app/host.py",)}) == []
+    assert flagged(source, "src/app/other.py", **{"os.kill": ("src/app/host.py",)}) != []

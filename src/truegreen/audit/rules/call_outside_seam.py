@@ -112,7 +112,7 @@ class CallOutsideSeam(Rule):
         self.families = {
             family: FAMILIES.get(family, frozenset({family}))
             for family, globs in seams.items()
-            if not any(fnmatch.fnmatchcase(relpath, glob) for glob in globs)
+            if not any(_matches(relpath, glob) for glob in globs)
         }
         self.imported = {
             family: IMPORTED.get(family, frozenset({family})) for family in self.families
@@ -180,6 +180,16 @@ class CallOutsideSeam(Rule):
         self.covered.update(id(n) for n in ast.walk(node))
 
 
+def _matches(relpath: str, glob: str) -> bool:
+    """A glob as every audit setting reads one: against the POSIX path from the root; a
+    directory covers what is under it; a glob without ``/`` also matches a file's or a
+    directory's own name."""
+    glob = glob.rstrip("/")
+    if fnmatch.fnmatchcase(relpath, glob) or fnmatch.fnmatchcase(relpath, glob + "/*"):
+        return True
+    return "/" not in glob and any(fnmatch.fnmatchcase(p, glob) for p in relpath.split("/"))
+
+
 def _annotation(node: ast.AST) -> Optional[ast.expr]:
     if isinstance(node, (ast.arg, ast.AnnAssign)):
         return node.annotation
@@ -224,7 +234,7 @@ def seams_of(settings: Mapping[str, Any]) -> dict[str, list[str]]:
             f"globs (got {seams!r})"
         )
     for family, globs in seams.items():
-        if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
+        if not isinstance(globs, (list, tuple)) or not all(isinstance(g, str) for g in globs):
             raise ConfigError(
                 f"[tool.truegreen.audit.seams] {family} must be a list of path globs "
                 f"relative to the project root (got {globs!r})"

@@ -67,6 +67,7 @@ class IncompleteDouble(Rule):
 
     code = "TG203"
     name = "incomplete-double"
+    triggers = ("class",)  # without one, the file has nothing to find
     nodes = (ast.ClassDef,)
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:

@@ -54,6 +54,7 @@ class PatchAtDefinition(Rule):
 
     code = "TG201"
     name = "patch-at-definition"
+    triggers = ("patch", "setattr", "delattr")  # without one, the file has nothing to find
     nodes = (ast.Call,)
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:

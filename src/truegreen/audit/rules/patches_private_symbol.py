@@ -46,6 +46,7 @@ class PatchesPrivateSymbol(Rule):
 
     code = "TG202"
     name = "patches-private-symbol"
+    triggers = ("patch", "setattr", "delattr")  # without one, the file has nothing to find
     nodes = (ast.Call,)
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
