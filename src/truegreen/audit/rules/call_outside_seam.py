@@ -71,6 +71,7 @@ class CallOutsideSeam(Rule):
     # src/app/deploy.py
     import subprocess
 
+
     def deploy(tag):
         subprocess.run(["git", "push", "origin", tag], check=True)
     ```
@@ -79,6 +80,7 @@ class CallOutsideSeam(Rule):
     ```python
     # src/app/deploy.py
     from app import proc
+
 
     def deploy(tag):
         proc.git("push", "origin", tag)

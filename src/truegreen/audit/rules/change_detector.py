@@ -29,7 +29,8 @@ class ChangeDetector(Rule):
 
     ## Example
     ```python
-    from app.catalog import MODELS, DEFAULT_CONFIG
+    from app.catalog import DEFAULT_CONFIG, MODELS
+
 
     def test_catalog():
         assert len(MODELS["gemini"]) == 8
@@ -40,6 +41,7 @@ class ChangeDetector(Rule):
     ```python
     def test_every_provider_has_a_model():
         assert "gemini" in MODELS and len(MODELS["gemini"]) >= 1
+
 
     def test_migration_reaches_the_latest_version(tmp_path):
         raw = migrate(old_config(tmp_path))

@@ -36,19 +36,32 @@ class IncompleteDouble(Rule):
     ```python
     from app.cli import DevcontainerCli  # probe, read_configuration, up, exec
 
+
     class FakeCli(DevcontainerCli):
-        def probe(self): return True
-        def read_configuration(self): return {}
-        def up(self): return "container-1"
+        def probe(self):
+            return True
+
+        def read_configuration(self):
+            return {}
+
+        def up(self):
+            return "container-1"
     ```
 
     ## Use instead
     ```python
     class FakeCli(DevcontainerCli):
-        def probe(self): return True
-        def read_configuration(self): return {}
-        def up(self): return "container-1"
-        def exec(self, *argv): raise AssertionError(f"unexpected exec {argv}")
+        def probe(self):
+            return True
+
+        def read_configuration(self):
+            return {}
+
+        def up(self):
+            return "container-1"
+
+        def exec(self, *argv):
+            raise AssertionError(f"unexpected exec {argv}")
     ```
 
     ## Known problems
