@@ -84,3 +84,14 @@ def test_it_stays_silent_for_a_data_double_that_overrides_no_method() -> None:
     `src/truegreen/audit/rules/incomplete_double.py`."""
     assert flagged("class DummyCli(DevcontainerCli):\n" + PARTIAL) != []  # premise
     assert flagged("class DummyCli(DevcontainerCli):\n    passed = True\n") == []
+
+
+def test_what_a_mixin_of_the_same_file_overrides_counts() -> None:
+    """Ablation: delete `members |= self._local_members(local[named.id], seen)` in
+    `src/truegreen/audit/rules/incomplete_double.py`."""
+    mixin = "class Offline:\n    def read_configuration(self):\n        return {}\n\n\n"
+    rest = "".join(
+        f"    def {name}(self):\n        return None\n" for name in ("up", "exec", "close")
+    )
+    assert flagged("class FakeCli(DevcontainerCli):\n" + PARTIAL + rest) != []  # premise
+    assert flagged(mixin + "class FakeCli(Offline, DevcontainerCli):\n" + PARTIAL + rest) == []

@@ -72,10 +72,11 @@ class IncompleteDouble(Rule):
     is a data double, and is not checked. Public means a method defined with `def` whose
     name does not start with `_`; properties, abstract methods and stubs that cannot reach
     anything (a body of only `...`, `pass`, a docstring or `raise NotImplementedError`) are
-    not listed. The
-    base is resolved through the test file's imports and the project's source, following the
-    base's own project bases; bases outside the project, or built at run time, are not
-    followed. A class that overrides `__getattr__` is not treated specially.
+    not listed. The base is resolved through the test file's imports and the project's
+    source, following the base's own project bases; bases outside the project, or built at
+    run time, are not followed. What a mixin defined in the same test file overrides counts
+    as overridden; a mixin imported from elsewhere is not read. A class that overrides
+    `__getattr__` is not treated specially.
     """
 
     code = "TG203"
@@ -87,7 +88,7 @@ class IncompleteDouble(Rule):
         assert isinstance(node, ast.ClassDef)
         if not DOUBLE.search(node.name):
             return
-        overridden = _members(node)
+        overridden = self._local_members(node, set())
         left: dict[str, None] = {}
         replaced: set[str] = set()  # the base's public methods the double does override
         bases: list[str] = []
@@ -108,6 +109,17 @@ class IncompleteDouble(Rule):
                 f"{node.name} subclasses {', '.join(bases)} but leaves {names} un-overridden: "
                 f"override each (raise if unexpected) or wrap the real class instead",
             )
+
+    def _local_members(self, cls: ast.ClassDef, seen: set[str]) -> set[str]:
+        """What ``cls`` defines, with what its bases defined in this same file define."""
+        seen.add(cls.name)
+        members = _members(cls)
+        local = {n.name: n for n in self.ctx.tree.body if isinstance(n, ast.ClassDef)}
+        for base in cls.bases:
+            named = _unsubscripted(base)
+            if isinstance(named, ast.Name) and named.id in local and named.id not in seen:
+                members |= self._local_members(local[named.id], seen)
+        return members
 
     def _public_methods(self, dotted: str, seen: set[str]) -> Optional[list[str]]:
         """The public methods of a project class and its project bases, or None if unresolved."""

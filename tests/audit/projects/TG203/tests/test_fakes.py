@@ -54,6 +54,25 @@ class CompleteFake(DevcontainerCli):
     close = up
 
 
+class OfflineMixin:
+    def exec(self, *argv):
+        raise AssertionError(f"unexpected exec {argv}")
+
+    def close(self):
+        return None
+
+
+class MixedFake(OfflineMixin, DevcontainerCli):
+    def probe(self):
+        return True
+
+    def read_configuration(self):
+        return {}
+
+    def up(self):
+        return "container-1"
+
+
 class LoggingCli(DevcontainerCli):
     def up(self):
         return super().up()
