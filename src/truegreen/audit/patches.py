@@ -1,24 +1,47 @@
-"""What a ``mock.patch`` / ``monkeypatch.setattr`` call replaces, as a dotted name."""
+"""What a ``mock.patch``, ``mocker.patch`` or ``monkeypatch.setattr`` call replaces."""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional
 
 from truegreen.audit.base import FileContext
 
-# mock.patch("a.b.c", ...) and the same through pytest-mock's ``mocker``
-_PATCH = ("mock.patch", "mocker.patch", "patch")
-_PATCH_OBJECT = ("mock.patch.object", "mocker.patch.object", "patch.object")
+MOCKERS = ("mocker", "class_mocker", "module_mocker", "package_mocker", "session_mocker")
+# patchers whose first argument is the dotted target as a string
+BY_STRING = frozenset(
+    {"unittest.mock.patch", "mock.patch"} | {f"{fixture}.patch" for fixture in MOCKERS}
+)
+# patchers whose first two arguments are the owning object and the attribute name
+BY_OBJECT = frozenset(
+    {"unittest.mock.patch.object", "mock.patch.object"}
+    | {f"{fixture}.patch.object" for fixture in MOCKERS}
+)
+MONKEYPATCH = frozenset({"monkeypatch.setattr", "monkeypatch.delattr"})
 
 
-def _string(node: Optional[ast.AST]) -> Optional[str]:
+@dataclass(frozen=True)
+class Target:
+    """One patch target: ``owner.attribute``, reported at ``node``."""
+
+    node: ast.expr
+    owner: str  # the module or object, dotted ("a.b"); for a string target, all but the last part
+    attribute: str
+    by_object: bool  # given as (object, "name") rather than as one string
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.owner}.{self.attribute}"
+
+
+def _string(node: Optional[ast.expr]) -> Optional[str]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return None
 
 
-def _arg(call: ast.Call, index: int, keyword: str) -> Optional[ast.AST]:
+def _argument(call: ast.Call, index: int, keyword: str) -> Optional[ast.expr]:
     if len(call.args) > index:
         return call.args[index]
     for kw in call.keywords:
@@ -27,37 +50,23 @@ def _arg(call: ast.Call, index: int, keyword: str) -> Optional[ast.AST]:
     return None
 
 
-def patch_target(ctx: FileContext, call: ast.Call) -> Optional[str]:
-    """The dotted name a patching call replaces, or None when the call patches nothing
-    nameable: ``mock.patch("sys.platform")``, ``mock.patch.object(sys, "platform")``,
-    ``monkeypatch.setattr(sys, "platform", v)``, ``monkeypatch.setattr("sys.platform", v)``,
-    ``setattr(sys, "platform", v)``; all as ``sys.platform``."""
-    name = ctx.qualname(call.func)
-    if name is None:
+def target(ctx: FileContext, call: ast.Call) -> Optional[Target]:
+    """The target a patching call names, when it names one statically."""
+    patcher = ctx.qualname(call.func)
+    if patcher is None:
         return None
-    if name.endswith(_PATCH) and _ends_a_segment(name, _PATCH):
-        return _string(_arg(call, 0, "target"))
-    if name.endswith(_PATCH_OBJECT) and _ends_a_segment(name, _PATCH_OBJECT):
-        return _attribute(ctx, _arg(call, 0, "target"), _arg(call, 1, "attribute"))
-    if name == "setattr" or name.endswith(".setattr"):
-        first = _arg(call, 0, "target")
-        text = _string(first)
-        if text is not None and name != "setattr":
-            return text if "." in text else None
-        return _attribute(ctx, first, _arg(call, 1, "name"))
+    first = _argument(call, 0, "target")
+    if patcher in BY_STRING or (patcher in MONKEYPATCH and _string(first) is not None):
+        dotted = _string(first)
+        if first is None or dotted is None or "." not in dotted:
+            return None
+        owner, _, attribute = dotted.rpartition(".")
+        return Target(first, owner, attribute, by_object=False)
+    if patcher in BY_OBJECT or patcher in MONKEYPATCH:
+        name_node = _argument(call, 1, "attribute" if patcher in BY_OBJECT else "name")
+        name = _string(name_node)
+        holder = ctx.qualname(first) if first is not None else None
+        if holder is None or name is None or name_node is None:
+            return None
+        return Target(name_node, holder, name, by_object=True)
     return None
-
-
-def _ends_a_segment(name: str, suffixes: tuple[str, ...]) -> bool:
-    """``unittest.mock.patch`` and ``patch`` count; ``dispatch`` does not."""
-    return any(name == s or name.endswith("." + s) for s in suffixes)
-
-
-def _attribute(
-    ctx: FileContext, owner: Optional[ast.AST], attr: Optional[ast.AST]
-) -> Optional[str]:
-    base = ctx.qualname(owner) if owner is not None else None
-    text = _string(attr)
-    if base is None or text is None:
-        return None
-    return f"{base}.{text}"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from truegreen.audit.base import Finding, Rule
 from truegreen.audit.hostos import HOST_FLAG, HOST_NAMES
-from truegreen.audit.patches import patch_target
+from truegreen.audit.patches import target
 
 
 class FakesHostOs(Rule):
@@ -52,9 +52,9 @@ class FakesHostOs(Rule):
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if isinstance(node, ast.Call):
-            target = patch_target(self.ctx, node)
-            if target is not None and self._fakes_host(target):
-                yield self.finding(node, _message(target))
+            patched = target(self.ctx, node)
+            if patched is not None and self._fakes_host(patched.dotted):
+                yield self.finding(node, _message(patched.dotted))
         elif isinstance(node, ast.Assign) and self.ctx.function is not None:
             for left in node.targets:
                 name = self.ctx.qualname(left) if isinstance(left, ast.Attribute) else None

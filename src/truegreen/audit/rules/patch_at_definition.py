@@ -1,0 +1,100 @@
+"""TG201 patch-at-definition."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from truegreen.audit import graph, patches
+from truegreen.audit.base import Finding, Rule
+
+
+class PatchAtDefinition(Rule):
+    """## What it does
+    Flags a patch (`mock.patch("a.b.Name")`, `mocker.patch(...)`, `mock.patch.object(module,
+    "Name")`, `monkeypatch.setattr("a.b.Name", ...)` or `monkeypatch.setattr(module, "Name",
+    ...)`) whose target is the module that *defines* `Name`, while another module of the
+    project did `from a.b import Name`. The message names the modules to patch instead.
+
+    ## Why is this bad?
+    `from a.b import Name` binds `Name` in the importing module's namespace when it is
+    imported, before the test runs. Patching `a.b.Name` replaces the attribute of `a.b` only;
+    the importing module still calls the original. The test stays green while the real client
+    runs: real network calls, real subprocesses, a mock whose `return_value` nobody sees
+    (doctrine 002, "Mock Path Binding"). It typically appears when a module is split into a
+    package.
+
+    ## Example
+    ```python
+    # agent/research/loop.py: from agent.llm import LLMClient
+    def test_loop_asks_the_model(mocker):
+        client = mocker.patch("agent.llm.LLMClient")
+        run_loop()
+        client.return_value.ask.assert_called_once()
+    ```
+
+    ## Use instead
+    ```python
+    def test_loop_asks_the_model(mocker):
+        client = mocker.patch("agent.research.loop.LLMClient")
+        run_loop()
+        client.return_value.ask.assert_called_once()
+    ```
+
+    ## Known problems
+    The rule reads the project's own import graph: module-level `from` imports (also under
+    `if`/`try`), relative imports and re-exports through `__init__.py`. A patch at the
+    definition is correct when the code under test reads the name from the defining module
+    itself, so the rule stays silent when the defining module uses the name, or another
+    module reads it as `a.b.Name`, unless the test file imports one of the modules that
+    bound it by `from`. A `from` import inside a function runs at call time and sees the
+    patch, so it does not count. Names outside the project, targets built at run time and
+    patches through a fixture other than `mocker`/`monkeypatch` are not checked.
+    """
+
+    code = "TG201"
+    name = "patch-at-definition"
+    triggers = ("patch", "setattr", "delattr")  # without one, the file has nothing to find
+    nodes = (ast.Call,)
+
+    def visit(self, node: ast.AST) -> Iterator[Finding]:
+        assert isinstance(node, ast.Call)
+        found = patches.target(self.ctx, node)
+        if found is None:
+            return
+        project = graph.graph(self.ctx.project)
+        module = project.module(found.owner)  # None outside the project's source
+        origin = project.resolve(found.owner, found.attribute) if module is not None else None
+        if origin is None or origin[0] is not module:
+            return  # not a name, or patched where it is used
+        defining = origin[0]
+        bypassed = [
+            (importer, local)
+            for importer, local in project.importers(defining.name, found.attribute)
+            if importer != found.owner
+        ]
+        if not bypassed:
+            return
+        reached = project.reads(defining, found.attribute) or project.attribute_readers(
+            defining.name, found.attribute
+        )
+        if reached and not self._imports_any(importer for importer, _ in bypassed):
+            return
+        usages = ", ".join(f'"{importer}.{local}"' for importer, local in bypassed[:3])
+        more = f" (and {len(bypassed) - 3} more)" if len(bypassed) > 3 else ""
+        yield self.finding(
+            found.node,
+            f'patch {usages}{more}, where it is used: "{found.dotted}" is where it is defined, '
+            f"and a `from` import bound it before the test ran",
+        )
+
+    def _imports_any(self, modules: Iterator[str]) -> bool:
+        """Whether this test file imports one of ``modules`` or a name from one."""
+        wanted = set(modules)
+        project = graph.graph(self.ctx.project)
+        for origin in self.ctx.aliases.values():
+            # `from pkg import submodule` imports the submodule, not a name of pkg
+            module = origin if project.module(origin) is not None else origin.rpartition(".")[0]
+            if module in wanted:
+                return True
+        return False

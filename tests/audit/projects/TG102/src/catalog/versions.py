@@ -1,0 +1,2 @@
+def compute_version():
+    return "1.0"

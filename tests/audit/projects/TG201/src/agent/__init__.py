@@ -1,0 +1,3 @@
+from agent.llm import LLMClient
+
+__all__ = ["LLMClient"]

@@ -1,0 +1,5 @@
+from agent import LLMClient
+
+
+def main():
+    return LLMClient().ask("hello")

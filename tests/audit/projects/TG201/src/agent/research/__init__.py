@@ -1,0 +1,1 @@
+from agent.research.search import query

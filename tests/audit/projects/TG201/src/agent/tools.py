@@ -1,0 +1,6 @@
+def lonely():
+    return 1
+
+
+def lazy():
+    return 2

@@ -1,0 +1,1 @@
+from devc.cli import DevcontainerCli

@@ -1,0 +1,6 @@
+import os
+import signal
+
+
+def stop(pid):
+    os.kill(pid, signal.SIGTERM)

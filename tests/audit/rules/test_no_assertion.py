@@ -1,0 +1,97 @@
+"""TG105 no-assertion: helpers, fixtures and the conftest chain, over its fixture project."""
+
+from __future__ import annotations
+
+from tests.audit.rules.harness import audit, marked_and_found, project
+
+
+def flagged(source: str, relpath: str = "tests/unit/test_x.py") -> list[str]:
+    return [f.message for f in audit(project("TG105"), "TG105", relpath, source)]
+
+
+def test_it_flags_exactly_the_marked_tests() -> None:
+    marked, found = marked_and_found(project("TG105"), "TG105")
+    assert marked, "the fixture project marks no line"
+    assert found == marked
+
+
+def test_it_says_what_is_missing() -> None:
+    expected = [
+        "test_it asserts nothing: assert the outcome it is named for (or call a helper that does)"
+    ]
+    assert flagged("def test_it():\n    print(1)\n") == expected
+
+
+def test_it_follows_a_helper_of_the_conftest_chain() -> None:
+    """Ablation: replace `conftest.is_file()` with `False` in `src/truegreen/audit/asserting.py`."""
+    assert flagged("def test_it():\n    build_cart()\n") != []  # premise: a non-asserting one
+    assert flagged("def test_it():\n    near_helper([1])\n") == []
+
+
+def test_it_counts_a_requested_fixture_that_asserts() -> None:
+    """Ablation: replace `found[1] is not function` with `False` in
+    `src/truegreen/audit/asserting.py`."""
+    assert flagged("def test_it(cart):\n    print(cart)\n") != []  # premise
+    assert flagged("def test_it(verified_cart):\n    print(verified_cart)\n") == []
+
+
+def test_it_follows_a_helper_imported_from_beside_the_test() -> None:
+    """Ablation: replace `self._find(path, module)` with `[]` in
+    `src/truegreen/audit/asserting.py`."""
+    source = "from .helpers import {0}\n\n\ndef test_it():\n    {0}([1], 1)\n"
+    assert flagged(source.format("compute")) != []  # premise
+    assert flagged(source.format("confirm_total")) == []
+
+
+def test_it_follows_a_helper_of_the_same_module() -> None:
+    """Ablation: replace `found is not None and self.asserts(*found)` with `False` in
+    `src/truegreen/audit/asserting.py`."""
+    helper = "def {0}():\n    {1}\n\n\ndef test_it():\n    {0}()\n"
+    assert flagged(helper.format("prepare", "return 1")) != []  # premise
+    assert flagged(helper.format("prepare", "assert 1")) == []
+
+
+def test_it_follows_a_method_called_through_self() -> None:
+    """Ablation: replace `self._method(summary, function.cls, name[5:], set())` with `None` in
+    `src/truegreen/audit/asserting.py`."""
+    cls = "class TestIt:\n    def test_it(self):\n        self.ready()\n\n    def ready(self):\n"
+    assert flagged(cls + "        return 1\n") != []  # premise
+    assert flagged(cls + "        assert 1\n") == []
+
+
+def test_it_counts_a_call_named_like_a_check() -> None:
+    """Ablation: replace `CHECKING.match(last)` with `None` in
+    `src/truegreen/audit/asserting.py`."""
+    assert flagged("def test_it(mock):\n    mock.called_once()\n") != []  # premise
+    assert flagged("def test_it(mock):\n    mock.assert_called_once()\n") == []
+
+
+def test_it_counts_pytesters_line_matchers() -> None:
+    """Ablation: replace `last in LINE_MATCHERS` with `False` in
+    `src/truegreen/audit/asserting.py`."""
+    run = "def test_it(pytester):\n    pytester.runpytest().stdout.{}(['*passed*'])\n"
+    assert flagged(run.format("str")) != []  # premise
+    assert flagged(run.format("fnmatch_lines")) == []
+
+
+def test_it_leaves_an_unconditional_skip_alone() -> None:
+    """Ablation: replace `self._concludes(test)` with `False` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    assert flagged("def test_it():\n    print('skip')\n") != []  # premise
+    assert flagged("import pytest\n\n\ndef test_it():\n    pytest.skip('not here')\n") == []
+
+
+def test_it_leaves_a_fixture_named_like_a_test_alone() -> None:
+    """Ablation: replace `f.fixture is None` with `True` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    assert flagged("def test_files():\n    return ['a.py']\n") != []  # premise
+    fixture = "import pytest\n\n\n@pytest.fixture\ndef test_files():\n    return ['a.py']\n"
+    assert flagged(fixture) == []
+
+
+def test_it_leaves_methods_of_other_classes_alone() -> None:
+    """Ablation: replace `node.name.startswith("Test")` with `True` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    method = "    def test_it(self):\n        print(1)\n"
+    assert flagged("class TestIt:\n" + method) != []  # premise
+    assert flagged("class Helper:\n" + method) == []

@@ -1,0 +1,106 @@
+"""TG201 patch-at-definition over its fixture project."""
+
+from __future__ import annotations
+
+from tests.audit.rules.harness import audit, marked_and_found, project
+from truegreen.audit import graph
+
+PATCHES = """
+from agent.research.loop import run_loop
+
+
+def test_it(mocker):
+    mocker.patch({target!r})
+    run_loop()
+"""
+
+
+def patched(target: str) -> str:
+    return PATCHES.format(target=target)
+
+
+def test_it_flags_exactly_the_marked_patches() -> None:
+    marked, found = marked_and_found(project("TG201"), "TG201")
+    assert marked, "the fixture project marks no line"
+    assert found == marked
+
+
+def test_it_names_the_module_to_patch_instead() -> None:
+    findings = audit(project("TG201"), "TG201", "tests/test_loop.py", patched("agent.llm.fetch"))
+    expected = [
+        'patch "agent.research.loop.fetch", where it is used: "agent.llm.fetch" is where it is '
+        "defined, and a `from` import bound it before the test ran"
+    ]
+    assert [f.message for f in findings] == expected
+
+
+def test_it_points_at_the_target_string() -> None:
+    findings = audit(project("TG201"), "TG201", "tests/test_loop.py", patched("agent.llm.fetch"))
+    assert [(f.line, f.col) for f in findings] == [(6, 18)]
+
+
+def test_it_stays_silent_on_a_patch_at_the_usage_site() -> None:
+    """Ablation: replace `origin[0] is not module` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    at_definition = audit(
+        project("TG201"), "TG201", "tests/test_x.py", patched("agent.llm.LLMClient")
+    )
+    assert len(at_definition) == 1  # premise: the same name patched at its definition is flagged
+    usage = patched("agent.research.loop.LLMClient")
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", usage) == []
+
+
+def test_it_stays_silent_when_no_module_imports_the_name_by_from() -> None:
+    """Ablation: replace `not bypassed` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    tools = graph.graph(project("TG201")).module("agent.tools")
+    assert tools is not None
+    assert "lonely" in tools.functions  # premise
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", patched("agent.tools.lonely")) == []
+
+
+def test_it_stays_silent_when_the_import_runs_inside_a_function() -> None:
+    """A function-level `from` import runs at call time and sees the patch.
+
+    Ablation: replace `_top_level(tree.body)` with `ast.walk(tree)` in
+    `src/truegreen/audit/graph.py`."""
+    modules = graph.graph(project("TG201"))
+    loop = modules.module("agent.research.loop")
+    assert loop is not None
+    assert modules.reads(loop, "lazy")  # premise: loop calls it, after importing it in a function
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", patched("agent.tools.lazy")) == []
+
+
+def test_it_stays_silent_for_names_outside_the_project() -> None:
+    """`vendored` sits in src/ but is not one of the project's packages.
+
+    Ablation: replace `self.project.owns(name)` with `True` in `src/truegreen/audit/graph.py`."""
+    whole = project("TG201")
+    assert (
+        len(audit(whole, "TG201", "tests/test_x.py", patched("vendored.http.get"))) == 1
+    )  # premise
+    agent_only = project("TG201", packages=frozenset({"agent"}))
+    assert audit(agent_only, "TG201", "tests/test_x.py", patched("vendored.http.get")) == []
+
+
+def test_it_stays_silent_when_the_defining_module_uses_the_name_itself() -> None:
+    """`agent.clients` calls HttpClient itself, and this test does not import agent.service.
+
+    Ablation: replace `reached and not self._imports_any(importer for importer, _ in bypassed)`
+    with `False` in `src/truegreen/audit/rules/patch_at_definition.py`."""
+    source = "def test_it(mocker):\n    mocker.patch('agent.clients.HttpClient')\n"
+    premise = "from agent.service import status\n" + source
+    assert len(audit(project("TG201"), "TG201", "tests/test_x.py", premise)) == 1
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", source) == []
+
+
+def test_importing_a_submodule_is_not_importing_a_name_of_its_package() -> None:
+    """`agent.research` re-exports `query`, which `agent.research.search` also calls itself.
+
+    Ablation: replace `project.module(origin) is not None` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    patch = "\n\ndef test_it(mocker):\n    mocker.patch.object(search, 'query')\n"
+    by_name = "from agent.research import query\nfrom agent.research import search" + patch
+    assert len(audit(project("TG201"), "TG201", "tests/test_x.py", by_name)) == 1  # premise
+    submodule = "from agent.research import search" + patch
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", submodule) == []
