@@ -177,6 +177,9 @@ class Rule:
     default: ClassVar[bool] = True  # False: opt-in, runs only when selected
     kinds: ClassVar[frozenset[FileKind]] = frozenset({"test", "conftest"})
     nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
+    # Texts one of which must occur in a file's source for the rule to have anything to find;
+    # empty means always run. Lets the engine skip a rule, or the whole walk, on a plain read.
+    triggers: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx

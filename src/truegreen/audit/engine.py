@@ -21,14 +21,20 @@ def check_source(
     """Every finding of ``rules`` in one file's text (a syntax error raises SyntaxError)."""
     tree = ast.parse(source, filename=str(path))
     ctx = FileContext(project, path, relpath, source, tree)
-    active = [rule(ctx) for rule in rules if ctx.kind in rule.kinds]
+    active = [
+        rule(ctx)
+        for rule in rules
+        if ctx.kind in rule.kinds
+        and (not rule.triggers or any(text in source for text in rule.triggers))
+    ]
     findings: list[Finding] = []
     dispatch: dict[type[ast.AST], list[Visit]] = {}
     for rule in active:
         findings.extend(rule.begin())
         for node_type in rule.nodes:
             dispatch.setdefault(node_type, []).append(rule.visit)
-    _walk(tree, ctx, dispatch, findings)
+    if dispatch:
+        _walk(tree, ctx, dispatch, findings)
     for rule in active:
         findings.extend(rule.end())
     return findings
