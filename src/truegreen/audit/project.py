@@ -32,7 +32,8 @@ def _ini_section(path: Path, section: str) -> Optional[dict[str, str]]:
 
 
 def _pyproject_options(path: Path) -> Optional[dict[str, Any]]:
-    pytest_table = read_toml(path).get("tool", {}).get("pytest")
+    tool = read_toml(path).get("tool")
+    pytest_table = tool.get("pytest") if isinstance(tool, dict) else None
     if not isinstance(pytest_table, dict):
         return None
     options: dict[str, Any] = {}
@@ -71,7 +72,8 @@ def _project_name(root: Path) -> Optional[str]:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return None
-    name = read_toml(pyproject).get("project", {}).get("name")
+    table = read_toml(pyproject).get("project")
+    name = table.get("name") if isinstance(table, dict) else None
     return re.sub(r"[-.]+", "_", name).lower() if isinstance(name, str) else None
 
 
@@ -119,7 +121,8 @@ def discover_project(start: Path) -> Project:
         root = next(marked, start)
     audit: Any = table.get("audit", {})
     if not isinstance(audit, dict):
-        raise ConfigError(f"{table_file}: {settings.TABLE}: expected a table, found {audit!r}")
+        found = settings.describe(audit)
+        raise ConfigError(f"{table_file}: {settings.TABLE}: expected a table, found {found}")
     checked = settings.check(audit, str(table_file), registry.all_rules())
     packages, source_roots = layout(root)
     return Project(

@@ -46,7 +46,7 @@ def _skipped_dir(project: Project, directory: Path, excluded: Sequence[str]) -> 
 
 
 def python_files(project: Project, paths: Sequence[Path]) -> list[Path]:
-    """The ``.py`` files under ``paths`` (a file named outright is always audited), without
+    """The ``.py`` files under ``paths`` (a file or directory named outright is audited), without
     hidden directories, virtualenvs, build output, caches and the ``exclude`` globs."""
     excluded = tuple(project.settings.get("exclude", ()))
     found: set[Path] = set()
@@ -56,16 +56,17 @@ def python_files(project: Project, paths: Sequence[Path]) -> list[Path]:
             continue
         if not path.is_dir():
             raise UsageError(f"expected PATHS to be files or directories, found {str(path)!r}")
+        named = relative(project, path)
+        # A directory named outright is audited even if excluded, like a file named outright.
+        within = () if any(settings.path_matches(named, g) for g in excluded) else excluded
         for directory, dirnames, filenames in os.walk(path.resolve()):
             here = Path(directory)
-            dirnames[:] = sorted(
-                d for d in dirnames if not _skipped_dir(project, here / d, excluded)
-            )
+            dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(project, here / d, within))
             for name in filenames:
                 if name.endswith(".py"):
                     file = here / name
                     relpath = relative(project, file)
-                    if not any(settings.path_matches(relpath, glob) for glob in excluded):
+                    if not any(settings.path_matches(relpath, glob) for glob in within):
                         found.add(file)
     return sorted(found)
 
@@ -87,20 +88,22 @@ def _syntax_error(relpath: str, line: int, col: int, why: str) -> Finding:
 
 def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> list[Finding]:
     """One file's findings, suppressions applied; a file that cannot be read as Python is
-    one syntax-error finding, not a crash."""
+    one syntax-error finding (when that rule runs), not a crash."""
     relpath = relative(project, path)
-    try:
-        source = read_source(path.read_bytes())
-    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
-        return [_syntax_error(relpath, 1, 1, f"the file cannot be decoded ({exc})")]
     wanted = [rule for rule in rules if rule.code != "TG000"]
     try:
+        source = read_source(path.read_bytes())
         findings = check_source(project, path, relpath, source, wanted)
-    except SyntaxError as exc:
-        return [_syntax_error(relpath, exc.lineno or 1, exc.offset or 1, f"{exc.msg}")]
+    except SyntaxError as exc:  # a bad coding cookie is one too
+        where = (exc.lineno or 1, exc.offset or 1)
+        failure = _syntax_error(relpath, *where, exc.msg)
+    except (UnicodeDecodeError, LookupError) as exc:
+        failure = _syntax_error(relpath, 1, 1, f"the file cannot be decoded ({exc})")
     except ValueError as exc:  # a null byte in the source
-        return [_syntax_error(relpath, 1, 1, str(exc))]
-    return _unsuppressed(source, findings)
+        failure = _syntax_error(relpath, 1, 1, str(exc))
+    else:
+        return _unsuppressed(source, findings)
+    return [failure] if len(wanted) < len(rules) else []
 
 
 def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
@@ -113,10 +116,10 @@ def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
         return findings
     import ast
 
-    first = suppressions.first_lines(ast.parse(source))
+    ends = suppressions.statement_ends(ast.parse(source))
     kept = []
     for finding in findings:
-        lines = {finding.line, first.get(finding.line, finding.line)}
+        lines = {finding.line, *ends.get(finding.line, ())}
         named = [code for line in lines for code in by_line.get(line, ())]
         if finding.code == "TG001" or not any(_names(code, finding) for code in named):
             kept.append(finding)

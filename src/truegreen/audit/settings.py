@@ -20,7 +20,7 @@ def defaults() -> dict[str, Any]:
     return {"select": None, "ignore": (), "per-file-ignores": {}, "exclude": (), "seams": {}}
 
 
-def _describe(found: object) -> str:
+def describe(found: object) -> str:
     kinds = {bool: "a boolean", str: "a string", int: "an integer", float: "a float"}
     kind = kinds.get(type(found)) or ("a table" if isinstance(found, dict) else "a list")
     return f"{found!r} ({kind})"
@@ -28,7 +28,7 @@ def _describe(found: object) -> str:
 
 def _strings(where: str, raw: object, expected: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(item, str) and item for item in raw):
-        raise ConfigError(f"{where}: expected {expected}, found {_describe(raw)}")
+        raise ConfigError(f"{where}: expected {expected}, found {describe(raw)}")
     return tuple(raw)
 
 
@@ -55,7 +55,7 @@ def check_selectors(where: str, raw: object, rules: Sequence[type[Rule]]) -> tup
 
 def _table(where: str, raw: object, expected: str) -> Mapping[str, Any]:
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected {expected}, found {_describe(raw)}")
+        raise ConfigError(f"{where}: expected {expected}, found {describe(raw)}")
     return raw
 
 

@@ -44,10 +44,11 @@ def parse(source: str) -> list[Suppression]:
     return found
 
 
-def first_lines(tree: ast.Module) -> dict[int, int]:
+def statement_ends(tree: ast.Module) -> dict[int, tuple[int, int]]:
     """For each line inside a multi-line statement (a compound statement's header only),
-    the statement's first line: where a suppression for the whole statement may sit."""
-    first: dict[int, int] = {}
+    the statement's first and last lines: where a suppression for the whole statement may
+    sit (a formatter moves a trailing comment to the last line)."""
+    spans: dict[int, tuple[int, int]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt):
             continue
@@ -57,6 +58,7 @@ def first_lines(tree: ast.Module) -> dict[int, int]:
             end = body[0].lineno - 1
         else:
             end = node.end_lineno or node.lineno
-        for line in range(start + 1, end + 1):
-            first[line] = start
-    return first
+        if end > start:
+            for line in range(start, end + 1):
+                spans[line] = (start, end)
+    return spans
