@@ -25,5 +25,10 @@ def summary(rule: type[Rule]) -> str:
     """The first sentence of "What it does", on one line."""
     match = re.search(r"## What it does\n(.*?)(?:\n## |\Z)", body(rule), re.S)
     text = " ".join((match.group(1) if match else body(rule)).split())
-    sentence = re.match(r"(.+?[.!?])(?:\s|\Z)", text)
-    return sentence.group(1) if sentence else text
+    in_code = False
+    for n, char in enumerate(text):
+        if char == "`":
+            in_code = not in_code
+        elif char in ".!?" and not in_code and (n + 1 == len(text) or text[n + 1] == " "):
+            return text[: n + 1]
+    return text
