@@ -136,6 +136,16 @@ class FileContext:
         parts.append(self.aliases.get(node.id, node.id))
         return ".".join(reversed(parts))
 
+    def may_name(self, node: ast.AST, last: frozenset[str]) -> bool:
+        """A cheap test to run before :meth:`qualname`: whether ``node`` can resolve to a
+        dotted name whose last part is in ``last`` (its own last part is, or it is a bare
+        name an import bound, which may stand for anything)."""
+        if isinstance(node, ast.Attribute):
+            return node.attr in last
+        if isinstance(node, ast.Name):
+            return node.id in last or node.id in self.aliases
+        return False
+
     @property
     def function(self) -> Optional[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The innermost enclosing function."""

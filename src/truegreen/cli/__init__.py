@@ -51,8 +51,14 @@ def add_verb(
     return parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from truegreen.cli import ablate, audit, demo, doctor, metrics, platforms, run, shards
+# Verb -> its module under truegreen.cli, imported only when needed: a verb's start-up then
+# pays for its own imports, not for every other verb's.
+VERBS = ("ablate", "audit", "demo", "doctor", "metrics", "platforms", "run", "shards")
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` the parser of that one verb."""
+    import importlib
 
     parser = _Parser(
         prog="truegreen",
@@ -61,14 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truegreen {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    for module in (ablate, audit, demo, doctor, metrics, platforms, run, shards):
-        module.add_parser(verbs)
+    for name in (only,) if only in VERBS else VERBS:
+        importlib.import_module(f"truegreen.cli.{name}").add_parser(verbs)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one verb; return its exit status."""
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
     try:
         args = parser.parse_args(argv)
         verb: Optional[Verb] = getattr(args, "run", None)

@@ -10,6 +10,7 @@ from truegreen.audit.base import FileContext, Finding, Rule
 # Calls whose result is a program's output, or a result object carrying it.
 RESULTS = frozenset({"subprocess.run", "subprocess.Popen"})
 OUTPUTS = frozenset({"subprocess.check_output", "subprocess.getoutput", "os.popen"})
+LAST_PARTS = frozenset(name.rsplit(".", 1)[1] for name in RESULTS | OUTPUTS)
 STREAMS = frozenset({"stdout", "stderr"})  # a process's streams, whatever holds them
 RUNNER_METHODS = frozenset({"run", "runpytest", "runpytest_subprocess", "runpytest_inprocess",
                             "invoke", "runpython", "run_command"})  # fmt: skip
@@ -153,7 +154,8 @@ class FirstLineOfOutput(Rule):
             paired = isinstance(index, ast.Constant) and index.value in (0, 1)
             return OUTPUT if paired and self._pairs_output(node.value) else ""
         if isinstance(node, ast.Call):
-            name = self.ctx.qualname(node.func) or ""
+            named = self.ctx.may_name(node.func, LAST_PARTS)
+            name = (self.ctx.qualname(node.func) or "") if named else ""
             if name in RESULTS or self._is_readouterr(node):
                 return RESULT
             if name in OUTPUTS:

@@ -15,6 +15,7 @@ GETSOURCE = frozenset({"inspect.getsource", "inspect.getsourcelines"})
 PATH_TYPES = frozenset({"Path", "PurePath", "pathlib.Path", "pathlib.PurePath", "os.path.join",
                         "os.path.abspath", "os.path.realpath", "os.path.normpath"})  # fmt: skip
 FILE_OF = frozenset({"inspect.getsourcefile", "inspect.getfile"})
+LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in OPENERS | GETSOURCE | PATH_TYPES | FILE_OF)
 SAME_PATH = frozenset({"resolve", "absolute", "expanduser"})
 
 
@@ -141,7 +142,7 @@ class ReadsSourceCode(Rule):
         return UNKNOWN
 
     def _called(self, node: ast.Call) -> Where:
-        name = self.ctx.qualname(node.func) or ""
+        name = self._name(node.func)
         if name in FILE_OF:
             return Where(anchored=True, source=True)
         if name.startswith("tempfile."):
@@ -179,7 +180,7 @@ class ReadsSourceCode(Rule):
 
     def _read(self, node: ast.Call) -> Optional[str]:
         """How the call reads source code, for the message; None when it does not."""
-        name = self.ctx.qualname(node.func)
+        name = self._name(node.func)
         if name in GETSOURCE:
             return f"{name}()"
         if name in OPENERS and node.args:
@@ -194,6 +195,16 @@ class ReadsSourceCode(Rule):
         ):
             return f".{method}()" if self._is_source(node.func.value) else None
         return None
+
+    def _name(self, func: ast.AST) -> str:
+        """The dotted name of a callee this rule knows, or "" (cheaply, for the rest)."""
+        if self.ctx.may_name(func, LAST_PARTS) or (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and self.ctx.aliases.get(func.value.id) == "tempfile"
+        ):
+            return self.ctx.qualname(func) or ""
+        return ""
 
     def _is_source(self, node: ast.AST) -> bool:
         where = self.where(node)
