@@ -71,6 +71,11 @@ def test_first_line_of_communicate():
     assert out.splitlines()[0] == "ok"  # expect: TG103
 
 
+def test_first_line_of_a_pipe():
+    process = subprocess.Popen(["app"], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readlines()[0] == "ok\n"  # expect: TG103
+
+
 # Look-alikes: text that is not a program's output, other lines, other separators.
 
 

@@ -162,7 +162,7 @@ class FirstLineOfOutput(Rule):
                 return OUTPUT
             if isinstance(node.func, ast.Attribute):
                 base = self.kind(node.func.value)
-                if base == OUTPUT and self._splits(node):
+                if base == OUTPUT and (self._splits(node) or node.func.attr == "readlines"):
                     return LINES
                 if base == OUTPUT and node.func.attr in SAME_TEXT:
                     return OUTPUT
