@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 import io
 import os
@@ -121,8 +122,6 @@ def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
         by_line.setdefault(suppression.line, []).extend(suppression.codes)
     if not by_line:
         return findings
-    import ast
-
     ends = suppressions.statement_ends(ast.parse(source))
     kept = []
     for finding in findings:

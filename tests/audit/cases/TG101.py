@@ -1,7 +1,10 @@
+import ast
 import inspect
 import io
 import json
 import os
+import re
+import unittest
 from pathlib import Path
 
 import pytest
@@ -81,6 +84,33 @@ def spawn_source():
     return SPAWN.read_text()  # expect: TG101
 
 
+def test_matches_a_regex_on_the_source():
+    source = SPAWN.read_text()  # expect: TG101
+    lines = source.splitlines()
+    assert re.search(r"spawn\(.*hidden", lines[3])
+
+
+def test_parses_the_source_to_inspect_it():
+    tree = ast.parse(Path("src/app/spawn.py").read_text())  # expect: TG101
+    assert tree.body
+
+
+class TestInUnittestStyle(unittest.TestCase):
+    def test_the_text_in_an_assertion(self):
+        self.assertIn("hide", inspect.getsource(spawn))  # expect: TG101
+
+    def test_a_search_method(self):
+        with open(__file__) as handle:  # expect: TG101
+            text = handle.read()
+        self.assertTrue(text.count("def ") > 3)
+
+
+def test_a_membership_check_outside_an_assert():
+    text = SPAWN.read_text()  # expect: TG101
+    if "CREATE_NO_WINDOW" not in text:
+        pytest.fail("the flag is gone")
+
+
 # Look-alikes: data files, files the test wrote, writes, and code the test generates.
 
 
@@ -137,6 +167,28 @@ def test_a_name_that_was_rebound_to_data(tmp_path):
 
 def test_an_unrelated_read_method(cache):
     assert cache.read_text("app.py") is None
+
+
+def test_uses_its_own_file_as_any_open_file():
+    with open(__file__, "rb") as handle:
+        assert os.get_inheritable(handle.fileno()) is False
+
+
+def test_compresses_source_files_as_data():
+    for path in ROOT.glob("*.py"):
+        with open(path, "rb") as handle:
+            assert len(compress(handle.read())) > 0
+
+
+def test_runs_the_source_it_reads():
+    namespace = {}
+    exec(compile(SPAWN.read_text(), str(SPAWN), "exec"), namespace)
+    assert namespace["start"]
+
+
+def test_reads_the_source_and_never_checks_it():
+    text = SPAWN.read_text()
+    assert runner.run(text) == 0
 
 
 def helper():

@@ -16,6 +16,10 @@ PATH_TYPES = frozenset({"Path", "PurePath", "pathlib.Path", "pathlib.PurePath", 
                         "os.path.abspath", "os.path.realpath", "os.path.normpath"})  # fmt: skip
 FILE_OF = frozenset({"inspect.getsourcefile", "inspect.getfile"})
 LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in OPENERS | GETSOURCE | PATH_TYPES | FILE_OF)
+SEARCHES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "count", "find",
+                      "rfind", "index", "startswith", "endswith"})  # fmt: skip
+PARSERS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "sub", "split",
+                     "compile", "parse"})  # fmt: skip
 SAME_PATH = frozenset({"resolve", "absolute", "expanduser"})
 
 
@@ -34,9 +38,10 @@ GENERATED = Where(anchored=False, source=False)
 
 class ReadsSourceCode(Rule):
     """## What it does
-    Flags a test that reads the text of a source file (`.py`, `.ts`, `.tsx`, `.js`) of the
-    project through `open`, `Path.read_text`, `Path.read_bytes` or `inspect.getsource`,
-    in a test file or a conftest.
+    Flags a test that reads the text of a project source file (`.py`, `.ts`, `.tsx`, `.js`)
+    through `open`, `Path.read_text`, `Path.read_bytes` or `inspect.getsource` and checks that
+    text: in an `assert`, an `in` test, a regex, a string search such as `.count()`,
+    `ast.parse`, a unittest assertion, or by returning it from a fixture or helper.
 
     ## Why is this bad?
     Such a test checks the *shape of the source*, not what the program does. It passes when
@@ -61,23 +66,29 @@ class ReadsSourceCode(Rule):
     module, that is the signal to extract it, not to match text around it.
 
     ## Known problems
-    A path is followed through names assigned in the same function or at module level, `/`,
-    `Path(...)`, `os.path.join`, `with_suffix`, `joinpath`, `.parent` and `glob`/`rglob`
-    loops; a path built by a helper function is not. Paths built from a parameter or fixture
-    (`tmp_path`, a generated project) are taken to be files the test wrote, and stay silent,
-    as do files opened for writing. A test that reads a `.py` file as data (a fixture that
-    happens to be Python) is flagged: suppress it on its line with the reason.
+    Paths and text are followed through names assigned in the same function or at module
+    level, `with ... as`, `/`, `Path(...)`, `os.path.join`, `with_suffix`, `joinpath`,
+    `.parent` and `glob`/`rglob` loops; a path built by a helper function is not. Paths built
+    from a parameter or fixture (`tmp_path`, a generated project) are taken to be files the
+    test wrote and stay silent, as do files opened for writing and source that is only run,
+    compiled or handed to other code. A test of a tool that reads code (a formatter, an
+    `inspect` feature) reads `.py` files as data and is flagged: suppress it on its line with
+    the reason.
     """
 
     code = "TG101"
     name = "reads-source-code"
-    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.For, ast.Call)
+    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.For, ast.With,
+             ast.AsyncWith, ast.Assert, ast.Compare, ast.Call, ast.Return)  # fmt: skip
     triggers = ("open", "read_text", "read_bytes", "getsource")
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         # (id of the defining function or 0 for the module, name) -> what the name holds
         self.names: dict[tuple[int, str], Where] = {}
+        self.handles: dict[tuple[int, str], ast.Call] = {}  # open files of source: the open()
+        self.texts: dict[tuple[int, str], ast.Call] = {}  # source text: the call that read it
+        self.reported: set[int] = set()
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -87,25 +98,110 @@ class ReadsSourceCode(Rule):
                     self.names[(id(node), arg.arg)] = GENERATED
         elif isinstance(node, ast.Assign):
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self._bind(node.targets[0].id, self.where(node.value))
+                self._bind(node.targets[0].id, node.value)
         elif isinstance(node, ast.For):
             if isinstance(node.target, ast.Name):
-                self._bind(node.target.id, self._iterated(node.iter))
-        elif isinstance(node, ast.Call):
-            shown = self._read(node)
-            if shown is not None:
+                self.names[(self._scope(), node.target.id)] = self._iterated(node.iter)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    self._bind(item.optional_vars.id, item.context_expr)
+        else:
+            yield from self._checks(node)
+
+    def _checks(self, node: ast.AST) -> Iterator[Finding]:
+        """Source text used where a test checks text: in an assert, an ``in`` comparison,
+        a regex, a string search, ``ast.parse``, a unittest assertion, or handed back."""
+        if isinstance(node, ast.Assert):
+            candidates: list[ast.AST] = _operands(node.test)
+        elif isinstance(node, ast.Compare):
+            if not any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+                return
+            candidates = [node.left, *node.comparators]
+        elif isinstance(node, ast.Return):
+            candidates = [node.value] if node.value is not None else []
+        elif isinstance(node, ast.Call) and self._checks_text(node.func):
+            candidates = [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(node.func, ast.Attribute):
+                candidates.append(node.func.value)
+        else:
+            return
+        for candidate in candidates:
+            read = self._text(candidate)
+            if read is not None and id(read) not in self.reported:
+                self.reported.add(id(read))
                 yield self.finding(
-                    node,
-                    f"{shown} reads source code to check its shape: call the code and assert "
-                    "on what it does (extract the logic into a function if need be)",
+                    read,
+                    f"{self._shown(read)} reads source code to check its shape: call the code "
+                    "and assert on what it does (extract the logic into a function if need be)",
                 )
+
+    def _checks_text(self, func: ast.AST) -> bool:
+        if isinstance(func, ast.Attribute) and (
+            func.attr.startswith("assert") or func.attr in SEARCHES
+        ):
+            return True
+        name = (self.ctx.qualname(func) or "") if self.ctx.may_name(func, PARSERS) else ""
+        return name.startswith("re.") or name == "ast.parse"
+
+    def _shown(self, read: ast.Call) -> str:
+        name = self._name(read.func)
+        if name:
+            return f"{name}()"
+        return f".{read.func.attr}()" if isinstance(read.func, ast.Attribute) else "a read"
+
+    def _bind(self, name: str, value: ast.AST) -> None:
+        key = (self._scope(), name)
+        self.names[key] = self.where(value)
+        handle, text = self._handle(value), self._text(value)
+        for table, found in ((self.handles, handle), (self.texts, text)):
+            if found is not None:
+                table[key] = found
+            else:
+                table.pop(key, None)
+
+    def _text(self, node: ast.AST) -> Optional[ast.Call]:
+        """The call that read the source text ``node`` holds or derives from, if any."""
+        if isinstance(node, ast.Name):
+            return self._lookup_in(self.texts, node.id)
+        if isinstance(node, ast.Subscript):
+            return self._text(node.value)
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        if self._name(func) in GETSOURCE:
+            return node
+        if not isinstance(func, ast.Attribute):
+            return None
+        if func.attr in ("read_text", "read_bytes"):
+            return node if self._is_source(func.value) else None
+        if func.attr in ("read", "readline", "readlines"):
+            return self._handle(func.value)
+        return self._text(func.value)  # text.splitlines(), text.decode(), ...
+
+    def _handle(self, node: ast.AST) -> Optional[ast.Call]:
+        """The ``open()`` of a source file that ``node`` is the open file of, if any."""
+        if isinstance(node, ast.Name):
+            return self._lookup_in(self.handles, node.id)
+        if not isinstance(node, ast.Call):
+            return None
+        if node.args and self._name(node.func) in OPENERS:
+            return None if self._writes(node, 1) or not self._is_source(node.args[0]) else node
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "open" and not self._writes(node, 0):
+            return node if self._is_source(func.value) else None
+        return None
+
+    def _lookup_in(self, table: dict[tuple[int, str], ast.Call], name: str) -> Optional[ast.Call]:
+        for scope in reversed(self.ctx.scopes):
+            found = table.get((id(scope), name))
+            if found is not None:
+                return found
+        return table.get((0, name))
 
     def _scope(self) -> int:
         function = self.ctx.function
         return id(function) if function is not None else 0
-
-    def _bind(self, name: str, where: Where) -> None:
-        self.names[(self._scope(), name)] = where
 
     def _lookup(self, name: str) -> Where:
         if name == "__file__":
@@ -178,24 +274,6 @@ class ReadsSourceCode(Rule):
             return self._iterated(node.args[0]) if node.args else UNKNOWN
         return UNKNOWN
 
-    def _read(self, node: ast.Call) -> Optional[str]:
-        """How the call reads source code, for the message; None when it does not."""
-        name = self._name(node.func)
-        if name in GETSOURCE:
-            return f"{name}()"
-        if name in OPENERS and node.args:
-            if self._writes(node, 1):
-                return None
-            return f"{name}()" if self._is_source(node.args[0]) else None
-        if not isinstance(node.func, ast.Attribute):
-            return None
-        method = node.func.attr
-        if method in ("read_text", "read_bytes") or (
-            method == "open" and not self._writes(node, 0)
-        ):
-            return f".{method}()" if self._is_source(node.func.value) else None
-        return None
-
     def _name(self, func: ast.AST) -> str:
         """The dotted name of a callee this rule knows, or "" (cheaply, for the rest)."""
         if self.ctx.may_name(func, LAST_PARTS) or (
@@ -220,3 +298,14 @@ class ReadsSourceCode(Rule):
         if not (isinstance(mode, ast.Constant) and isinstance(mode.value, str)):
             return True  # a mode the audit cannot read: not taken for a read
         return any(flag in mode.value for flag in "wax+")
+
+
+def _operands(node: ast.AST) -> list[ast.AST]:
+    """What an assertion compares or tests for truth, through ``and``/``or``/``not``."""
+    if isinstance(node, ast.BoolOp):
+        return [part for value in node.values for part in _operands(value)]
+    if isinstance(node, ast.UnaryOp):
+        return _operands(node.operand)
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    return [node]
