@@ -436,8 +436,10 @@ def build(
     layers = {o.key: "default" for o in OPTIONS}
     origin = f"{source or 'pyproject.toml'}: {TABLE}"
     for key, raw in table.items():
-        if key in SUBTABLES and isinstance(raw, dict):
-            continue
+        if key in SUBTABLES:  # read and checked by its own feature
+            if isinstance(raw, dict):
+                continue
+            raise ConfigError(f"{origin} {key}: expected a table, found {_describe(raw)}")
         option = OPTIONS_BY_KEY.get(key)
         if option is None:
             raise _unknown(origin, key, list(OPTIONS_BY_KEY))
