@@ -188,7 +188,7 @@ def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> Non
         assert attempts <= 100, f"only {kills} of {attempts} runs were still running to kill"
         process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)  # fmt: skip
-        time.sleep(rng.uniform(0.0, 0.4))  # truegreen: ignore[TG402] a random moment to kill at
+        time.sleep(rng.uniform(0.0, 0.4))  # truegreen: ignore[TG402] a random kill point
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             kills += 1
