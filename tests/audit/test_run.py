@@ -127,12 +127,13 @@ def test_hidden_directories_virtualenvs_and_build_output_are_never_audited(
     assert found(project) == ["tests/test_a.py:5:5 TG402"]
 
 
-def test_a_file_named_outright_is_audited_even_when_excluded(tmp_path: Path) -> None:
+def test_a_file_or_directory_named_outright_is_audited_even_when_excluded(tmp_path: Path) -> None:
     files = {"tests/fixtures/test_x.py": SLEEPS.format(comment="")}
     project = make(tmp_path, files, 'exclude = ["tests/fixtures"]')
     assert found(project) == []
     named = found(project, tmp_path / "tests" / "fixtures" / "test_x.py")
     assert named == ["tests/fixtures/test_x.py:5:5 TG402"]
+    assert found(project, tmp_path / "tests" / "fixtures") == named
 
 
 def test_findings_are_sorted_by_path_line_and_column(tmp_path: Path) -> None:
