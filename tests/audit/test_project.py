@@ -79,6 +79,8 @@ def test_src_layout_packages_and_source_root(tmp_path: Path) -> None:
     write(tmp_path / "src" / "my_app" / "__init__.py", "")
     write(tmp_path / "src" / "helpers.py", "")
     write(tmp_path / "src" / "conftest.py", "")
+    write(tmp_path / "src" / "__pycache__" / "helpers.cpython-311.pyc", "")
+    write(tmp_path / "src" / "my_app.egg-info" / "PKG-INFO", "")
     project = discover_project(tmp_path)
     assert project.packages == frozenset({"my_app", "helpers"})
     assert project.source_roots == (tmp_path.resolve() / "src",)

@@ -87,8 +87,11 @@ def layout(root: Path) -> tuple[frozenset[str], tuple[Path, ...]]:
         names = {
             p.stem if p.suffix == ".py" else p.name
             for p in src.iterdir()
-            if (p.is_dir() and p.name.isidentifier())
-            or (p.suffix == ".py" and p.stem != "conftest")
+            if not p.name.startswith(("_", "."))
+            and (
+                (p.is_dir() and p.name.isidentifier())
+                or (p.suffix == ".py" and p.stem != "conftest")
+            )
         }
         if names:
             return frozenset(names), (src,)
