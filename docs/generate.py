@@ -1,4 +1,9 @@
-"""Regenerate the parts of docs/ that are derived from the code: python docs/generate.py."""
+"""Regenerate the parts of docs/ that are derived from the code: python docs/generate.py.
+
+The keys table of config.md, the rule index in rules.md, and one page per audit rule in
+docs/rules/, each from the rule's docstring (a rule merged later appears without any change
+here; a page whose rule is gone is removed).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,13 @@ import re
 import sys
 from pathlib import Path
 
+from truegreen.audit import pages, registry
 from truegreen.core.config import OPTIONS
 from truegreen.core.doctor import toml_value
 
 DOCS = Path(__file__).resolve().parent
 BEGIN, END = "<!-- generated: keys -->", "<!-- end generated -->"
+RULES_BEGIN = "<!-- generated: rules -->"
 
 
 def keys_table() -> str:
@@ -21,14 +28,48 @@ def keys_table() -> str:
     return "\n".join(rows)
 
 
+def _replace(text: str, begin: str, body: str) -> str:
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(END), re.S)
+    return pattern.sub(lambda _: f"{begin}\n{body}\n{END}", text)
+
+
 def render(text: str) -> str:
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
-    return pattern.sub(lambda _: f"{BEGIN}\n{keys_table()}\n{END}", text)
+    return _replace(text, BEGIN, keys_table())
+
+
+def rules_table() -> str:
+    rows = ["| code | name | | what it flags |", "| --- | --- | --- | --- |"]
+    for rule in registry.all_rules():
+        state = "default" if rule.default else "opt-in"
+        summary = pages.summary(rule).replace("|", "\\|")
+        rows.append(
+            f"| [{rule.code}](rules/{rule.code}.md) | `{rule.name}` | {state} | {summary} |"
+        )
+    return "\n".join(rows)
+
+
+def render_rules(text: str) -> str:
+    return _replace(text, RULES_BEGIN, rules_table())
+
+
+def rule_pages() -> dict[str, str]:
+    """File name in docs/rules/ -> its text, for every rule."""
+    return {f"{rule.code}.md": pages.page(rule) for rule in registry.all_rules()}
 
 
 def main() -> int:
     path = DOCS / "config.md"
     path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = DOCS / "rules.md"
+    path.write_text(render_rules(path.read_text(encoding="utf-8")), encoding="utf-8")
+    folder = DOCS / "rules"
+    folder.mkdir(exist_ok=True)
+    wanted = rule_pages()
+    for stale in folder.glob("TG*.md"):
+        if stale.name not in wanted:
+            stale.unlink()
+    for name, text in wanted.items():
+        (folder / name).write_text(text, encoding="utf-8")
     return 0
 
 

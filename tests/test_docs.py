@@ -24,6 +24,14 @@ def test_config_reference_lists_every_key_as_the_code_defines_it() -> None:
     assert generate.render(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
 
 
+def test_rule_index_and_pages_are_generated_from_the_rules() -> None:
+    generate = _generate_module()
+    index = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert generate.render_rules(index) == index, "run: python docs/generate.py"  # type: ignore[attr-defined]
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "rules").glob("*.md")}
+    assert pages == generate.rule_pages(), "run: python docs/generate.py"  # type: ignore[attr-defined]
+
+
 def test_every_verb_has_its_page() -> None:
     from truegreen.cli import build_parser
 

@@ -25,7 +25,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"truegreen {__version__}\n"
 
 
-@pytest.mark.parametrize("verb", ["demo", "doctor"])
+@pytest.mark.parametrize("verb", ["audit", "demo", "doctor"])
 def test_every_verb_has_help_with_an_example(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([verb, "--help"]) == 0
     out = capsys.readouterr().out

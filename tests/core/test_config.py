@@ -75,6 +75,10 @@ def test_guard_settings_from_variables() -> None:
     assert actual.deny_programs == ("docker", "devcontainer")
 
 
+def test_the_audit_sub_table_is_left_to_the_audit() -> None:
+    assert build({"audit": {"select": ["ALL"]}, "writes": "warn"}, source=SOURCE).writes == "warn"
+
+
 def test_config_is_frozen() -> None:
     settings = build({})
     with pytest.raises(AttributeError):
@@ -241,4 +245,4 @@ def test_any_table_loads_or_fails_with_one_line_naming_the_file(table: dict[str,
         assert "found" in message
     else:
         assert isinstance(result, Config)
-        assert set(table) <= {o.key for o in config.OPTIONS}
+        assert set(table) <= {o.key for o in config.OPTIONS} | config.SUBTABLES

@@ -34,7 +34,7 @@ def fake_docker(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> s
     return str(mark)
 
 
-@pytest.mark.skipif(os.name != "posix", reason="a shell-script stand-in for docker")
+@pytest.mark.platforms("posix")  # a shell-script stand-in for docker
 def test_a_denied_program_started_by_a_python_grandchild_is_blocked(
     pytester: pytest.Pytester, fake_docker: str
 ) -> None:

@@ -150,6 +150,16 @@ class FileContext:
         parts.append(self.aliases.get(node.id, node.id))
         return ".".join(reversed(parts))
 
+    def may_name(self, node: ast.AST, last: frozenset[str]) -> bool:
+        """A cheap test to run before :meth:`qualname`: whether ``node`` can resolve to a
+        dotted name whose last part is in ``last`` (its own last part is, or it is a bare
+        name an import bound, which may stand for anything)."""
+        if isinstance(node, ast.Attribute):
+            return node.attr in last
+        if isinstance(node, ast.Name):
+            return node.id in last or node.id in self.aliases
+        return False
+
     @property
     def function(self) -> Optional[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The innermost enclosing function."""
@@ -191,6 +201,9 @@ class Rule:
     default: ClassVar[bool] = True  # False: opt-in, runs only when selected
     kinds: ClassVar[frozenset[FileKind]] = frozenset({"test", "conftest"})
     nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
+    # Texts one of which must occur in a file's source for the rule to have anything to find;
+    # empty means always run. Lets the engine skip a rule, or the whole walk, on a plain read.
+    triggers: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx

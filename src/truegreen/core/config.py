@@ -25,6 +25,8 @@ else:  # pragma: no cover - exercised on 3.9 and 3.10 only
 
 ENV_PREFIX = "TRUEGREEN_"
 TABLE = "[tool.truegreen]"
+# Sub-tables read and validated by their own feature, not by this module.
+SUBTABLES = frozenset({"audit"})
 FLAG = "--truegreen-set"
 
 # A value in the table is one of these shapes.
@@ -434,6 +436,10 @@ def build(
     layers = {o.key: "default" for o in OPTIONS}
     origin = f"{source or 'pyproject.toml'}: {TABLE}"
     for key, raw in table.items():
+        if key in SUBTABLES:  # read and checked by its own feature
+            if isinstance(raw, dict):
+                continue
+            raise ConfigError(f"{origin} {key}: expected a table, found {_describe(raw)}")
         option = OPTIONS_BY_KEY.get(key)
         if option is None:
             raise _unknown(origin, key, list(OPTIONS_BY_KEY))

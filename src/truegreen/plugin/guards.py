@@ -132,8 +132,12 @@ class GuardsPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         guard = self.guard
+        # item.keywords answers in a few dictionary lookups; get_closest_marker walks the
+        # node chain for every test
+        if guard is None or NETWORK_MARKER not in item.keywords:
+            return
         marker = item.get_closest_marker(NETWORK_MARKER)
-        if guard is not None and marker is not None:
+        if marker is not None:
             guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
             guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
 

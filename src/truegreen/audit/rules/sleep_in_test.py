@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from truegreen.audit.base import Finding, Rule
 
 SLEEPS = frozenset({"time.sleep", "asyncio.sleep", "trio.sleep", "anyio.sleep"})
+LAST = frozenset({"sleep"})
 
 
 class SleepInTest(Rule):
@@ -45,9 +46,12 @@ class SleepInTest(Rule):
     code = "TG402"
     name = "sleep-in-test"
     nodes = (ast.Call,)
+    triggers = ("sleep",)
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         assert isinstance(node, ast.Call)
+        if not self.ctx.may_name(node.func, LAST):
+            return
         name = self.ctx.qualname(node.func)
         if name not in SLEEPS or _yields_only(node):
             return

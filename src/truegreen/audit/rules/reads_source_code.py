@@ -1,0 +1,311 @@
+"""TG101 reads-source-code."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Optional
+
+from truegreen.audit.base import FileContext, Finding, Rule
+
+SOURCE_SUFFIXES = (".py", ".ts", ".tsx", ".js")
+OPENERS = frozenset({"open", "io.open", "builtins.open", "codecs.open", "tokenize.open"})
+GETSOURCE = frozenset({"inspect.getsource", "inspect.getsourcelines"})
+PATH_TYPES = frozenset({"Path", "PurePath", "pathlib.Path", "pathlib.PurePath", "os.path.join",
+                        "os.path.abspath", "os.path.realpath", "os.path.normpath"})  # fmt: skip
+FILE_OF = frozenset({"inspect.getsourcefile", "inspect.getfile"})
+LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in OPENERS | GETSOURCE | PATH_TYPES | FILE_OF)
+SEARCHES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "count", "find",
+                      "rfind", "index", "startswith", "endswith"})  # fmt: skip
+PARSERS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "sub", "split",
+                     "compile", "parse"})  # fmt: skip
+SAME_PATH = frozenset({"resolve", "absolute", "expanduser"})
+
+
+@dataclass(frozen=True)
+class Where:
+    """What the audit knows about a path expression: whether it is anchored in the project
+    (not built from a fixture or parameter such as ``tmp_path``) and names a source file."""
+
+    anchored: bool
+    source: bool
+
+
+UNKNOWN = Where(anchored=True, source=False)
+GENERATED = Where(anchored=False, source=False)
+
+
+class ReadsSourceCode(Rule):
+    """## What it does
+    Flags a test that reads the text of a project source file (`.py`, `.ts`, `.tsx`, `.js`)
+    through `open`, `Path.read_text`, `Path.read_bytes` or `inspect.getsource` and checks that
+    text: in an `assert`, an `in` test, a regex, a string search such as `.count()`,
+    `ast.parse`, a unittest assertion, or by returning it from a fixture or helper.
+
+    ## Why is this bad?
+    Such a test checks the *shape of the source*, not what the program does. It passes when
+    the implementation is subtly broken (a regex matches a mis-wired call site), fails on a
+    correct refactor, cannot run against a built artifact, and blocks structural cleanup while
+    giving false confidence (doctrine 003: never read source code in tests).
+
+    ## Example
+    ```python
+    def test_children_are_hidden_on_windows():
+        source = Path("src/app/spawn.py").read_text()
+        assert "creationflags=CREATE_NO_WINDOW" in source
+    ```
+
+    ## Use instead
+    ```python
+    def test_children_are_hidden_on_windows():
+        options = hidden_child_options({}, is_windows=True)
+        assert options["creationflags"] == CREATE_NO_WINDOW
+    ```
+    Extract the logic into a function the test can call; if the logic lives inline in a large
+    module, that is the signal to extract it, not to match text around it.
+
+    ## Known problems
+    Paths and text are followed through names assigned in the same function or at module
+    level, `with ... as`, `/`, `Path(...)`, `os.path.join`, `with_suffix`, `joinpath`,
+    `.parent` and `glob`/`rglob` loops; a path built by a helper function is not. Paths built
+    from a parameter or fixture (`tmp_path`, a generated project) are taken to be files the
+    test wrote and stay silent, as do files opened for writing and source that is only run,
+    compiled or handed to other code. A test of a tool that reads code (a formatter, an
+    `inspect` feature) reads `.py` files as data and is flagged: suppress it on its line with
+    the reason.
+    """
+
+    code = "TG101"
+    name = "reads-source-code"
+    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.For, ast.With,
+             ast.AsyncWith, ast.Assert, ast.Compare, ast.Call, ast.Return)  # fmt: skip
+    triggers = ("open", "read_text", "read_bytes", "getsource")
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        # (id of the defining function or 0 for the module, name) -> what the name holds
+        self.names: dict[tuple[int, str], Where] = {}
+        self.handles: dict[tuple[int, str], ast.Call] = {}  # open files of source: the open()
+        self.texts: dict[tuple[int, str], ast.Call] = {}  # source text: the call that read it
+        self.reported: set[int] = set()
+
+    def visit(self, node: ast.AST) -> Iterator[Finding]:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+                if arg is not None:
+                    self.names[(id(node), arg.arg)] = GENERATED
+        elif isinstance(node, ast.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self._bind(node.targets[0].id, node.value)
+        elif isinstance(node, ast.For):
+            if isinstance(node.target, ast.Name):
+                self.names[(self._scope(), node.target.id)] = self._iterated(node.iter)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    self._bind(item.optional_vars.id, item.context_expr)
+        else:
+            yield from self._checks(node)
+
+    def _checks(self, node: ast.AST) -> Iterator[Finding]:
+        """Source text used where a test checks text: in an assert, an ``in`` comparison,
+        a regex, a string search, ``ast.parse``, a unittest assertion, or handed back."""
+        if isinstance(node, ast.Assert):
+            candidates: list[ast.AST] = _operands(node.test)
+        elif isinstance(node, ast.Compare):
+            if not any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+                return
+            candidates = [node.left, *node.comparators]
+        elif isinstance(node, ast.Return):
+            candidates = [node.value] if node.value is not None else []
+        elif isinstance(node, ast.Call) and self._checks_text(node.func):
+            candidates = [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(node.func, ast.Attribute):
+                candidates.append(node.func.value)
+        else:
+            return
+        for candidate in candidates:
+            read = self._text(candidate)
+            if read is not None and id(read) not in self.reported:
+                self.reported.add(id(read))
+                yield self.finding(
+                    read,
+                    f"{self._shown(read)} reads source code to check its shape: call the code "
+                    "and assert on what it does (extract the logic into a function if need be)",
+                )
+
+    def _checks_text(self, func: ast.AST) -> bool:
+        if isinstance(func, ast.Attribute) and (
+            func.attr.startswith("assert") or func.attr in SEARCHES
+        ):
+            return True
+        name = (self.ctx.qualname(func) or "") if self.ctx.may_name(func, PARSERS) else ""
+        return name.startswith("re.") or name == "ast.parse"
+
+    def _shown(self, read: ast.Call) -> str:
+        name = self._name(read.func)
+        if name:
+            return f"{name}()"
+        return f".{read.func.attr}()" if isinstance(read.func, ast.Attribute) else "a read"
+
+    def _bind(self, name: str, value: ast.AST) -> None:
+        key = (self._scope(), name)
+        self.names[key] = self.where(value)
+        handle, text = self._handle(value), self._text(value)
+        for table, found in ((self.handles, handle), (self.texts, text)):
+            if found is not None:
+                table[key] = found
+            else:
+                table.pop(key, None)
+
+    def _text(self, node: ast.AST) -> Optional[ast.Call]:
+        """The call that read the source text ``node`` holds or derives from, if any."""
+        if isinstance(node, ast.Name):
+            return self._lookup_in(self.texts, node.id)
+        if isinstance(node, ast.Subscript):
+            return self._text(node.value)
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        if self._name(func) in GETSOURCE:
+            return node
+        if not isinstance(func, ast.Attribute):
+            return None
+        if func.attr in ("read_text", "read_bytes"):
+            return node if self._is_source(func.value) else None
+        if func.attr in ("read", "readline", "readlines"):
+            return self._handle(func.value)
+        return self._text(func.value)  # text.splitlines(), text.decode(), ...
+
+    def _handle(self, node: ast.AST) -> Optional[ast.Call]:
+        """The ``open()`` of a source file that ``node`` is the open file of, if any."""
+        if isinstance(node, ast.Name):
+            return self._lookup_in(self.handles, node.id)
+        if not isinstance(node, ast.Call):
+            return None
+        if node.args and self._name(node.func) in OPENERS:
+            return None if self._writes(node, 1) or not self._is_source(node.args[0]) else node
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "open" and not self._writes(node, 0):
+            return node if self._is_source(func.value) else None
+        return None
+
+    def _lookup_in(self, table: dict[tuple[int, str], ast.Call], name: str) -> Optional[ast.Call]:
+        for scope in reversed(self.ctx.scopes):
+            found = table.get((id(scope), name))
+            if found is not None:
+                return found
+        return table.get((0, name))
+
+    def _scope(self) -> int:
+        function = self.ctx.function
+        return id(function) if function is not None else 0
+
+    def _lookup(self, name: str) -> Where:
+        if name == "__file__":
+            return Where(anchored=True, source=True)
+        for scope in reversed(self.ctx.scopes):
+            found = self.names.get((id(scope), name))
+            if found is not None:
+                return found
+        return self.names.get((0, name), UNKNOWN)
+
+    def where(self, node: ast.AST) -> Where:
+        """Follow a path expression to what it names."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return Where(anchored=True, source=node.value.endswith(SOURCE_SUFFIXES))
+        if isinstance(node, ast.JoinedStr):
+            last = node.values[-1] if node.values else None
+            first = self.where(node.values[0]) if node.values else UNKNOWN
+            tail = isinstance(last, ast.Constant) and str(last.value).endswith(SOURCE_SUFFIXES)
+            return Where(anchored=first.anchored, source=tail)
+        if isinstance(node, ast.FormattedValue):
+            return self.where(node.value)
+        if isinstance(node, ast.Name):
+            return self._lookup(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return Where(self.where(node.left).anchored, self.where(node.right).source)
+        if isinstance(node, ast.Attribute):
+            if node.attr == "__file__":
+                return Where(anchored=True, source=True)
+            return Where(self.where(node.value).anchored, source=False)
+        if isinstance(node, ast.Subscript):
+            return Where(self.where(node.value).anchored, source=False)
+        if isinstance(node, ast.Call):
+            return self._called(node)
+        return UNKNOWN
+
+    def _called(self, node: ast.Call) -> Where:
+        name = self._name(node.func)
+        if name in FILE_OF:
+            return Where(anchored=True, source=True)
+        if name.startswith("tempfile."):
+            return GENERATED
+        if name in PATH_TYPES:
+            if not node.args:
+                return UNKNOWN
+            return Where(self.where(node.args[0]).anchored, self.where(node.args[-1]).source)
+        if isinstance(node.func, ast.Attribute):
+            base = self.where(node.func.value)
+            method = node.func.attr
+            if method in SAME_PATH:
+                return base
+            if method == "with_suffix" and node.args:
+                return Where(base.anchored, self.where(node.args[0]).source)
+            if method == "joinpath" and node.args:
+                return Where(base.anchored, self.where(node.args[-1]).source)
+            if not base.anchored:
+                return GENERATED
+        # Anything else built from a parameter (a project made in tmp_path) is generated.
+        values = [*node.args, *(k.value for k in node.keywords)]
+        return UNKNOWN if all(self.where(v).anchored for v in values) else GENERATED
+
+    def _iterated(self, node: ast.AST) -> Where:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("glob", "rglob")
+            and node.args
+        ):
+            return Where(self.where(node.func.value).anchored, self.where(node.args[0]).source)
+        if isinstance(node, ast.Call) and self.ctx.qualname(node.func) in ("sorted", "list"):
+            return self._iterated(node.args[0]) if node.args else UNKNOWN
+        return UNKNOWN
+
+    def _name(self, func: ast.AST) -> str:
+        """The dotted name of a callee this rule knows, or "" (cheaply, for the rest)."""
+        if self.ctx.may_name(func, LAST_PARTS) or (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and self.ctx.aliases.get(func.value.id) == "tempfile"
+        ):
+            return self.ctx.qualname(func) or ""
+        return ""
+
+    def _is_source(self, node: ast.AST) -> bool:
+        where = self.where(node)
+        return where.anchored and where.source
+
+    def _writes(self, node: ast.Call, position: int) -> bool:
+        mode: Optional[ast.AST] = node.args[position] if len(node.args) > position else None
+        for keyword in node.keywords:
+            if keyword.arg == "mode":
+                mode = keyword.value
+        if mode is None:
+            return False
+        if not (isinstance(mode, ast.Constant) and isinstance(mode.value, str)):
+            return True  # a mode the audit cannot read: not taken for a read
+        return any(flag in mode.value for flag in "wax+")
+
+
+def _operands(node: ast.AST) -> list[ast.AST]:
+    """What an assertion compares or tests for truth, through ``and``/``or``/``not``."""
+    if isinstance(node, ast.BoolOp):
+        return [part for value in node.values for part in _operands(value)]
+    if isinstance(node, ast.UnaryOp):
+        return _operands(node.operand)
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    return [node]

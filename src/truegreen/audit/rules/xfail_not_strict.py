@@ -1,0 +1,136 @@
+"""TG401 xfail-not-strict."""
+
+from __future__ import annotations
+
+import ast
+import shlex
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from truegreen.audit.base import FileContext, Finding, Rule
+
+XFAIL = frozenset({"xfail"})
+TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})  # pytest's own reading of an ini bool
+
+
+def _true(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in TRUE
+
+
+def _addopts_strict(addopts: Any) -> bool:
+    """``-o xfail_strict=true`` (or ``--override-ini``) in ``addopts``."""
+    if isinstance(addopts, str):
+        try:
+            words = shlex.split(addopts)
+        except ValueError:
+            words = addopts.split()
+    elif isinstance(addopts, list):
+        words = [str(word) for word in addopts]
+    else:
+        return False
+    strict = False
+    for n, word in enumerate(words):
+        value = None
+        if word in ("-o", "--override-ini") and n + 1 < len(words):
+            value = words[n + 1]
+        elif word.startswith(("--override-ini=", "-o")):
+            value = word.split("=", 1)[1] if word.startswith("--") else word[2:]
+        if value is not None:
+            key, _, setting = value.partition("=")
+            if key.strip() == "xfail_strict":
+                strict = _true(setting)
+    return strict
+
+
+def xfail_is_strict(options: Mapping[str, Any]) -> bool:
+    """Whether the pytest configuration makes every xfail strict: ``xfail_strict = true``,
+    pytest 9's ``strict = true``, or ``-o xfail_strict=true`` in ``addopts``."""
+    if "xfail_strict" in options:
+        return _true(options["xfail_strict"])
+    return _true(options.get("strict", False)) or _addopts_strict(options.get("addopts"))
+
+
+class XfailNotStrict(Rule):
+    """## What it does
+    Flags `pytest.mark.xfail` without `strict=True`, as a decorator, in `pytestmark`, in
+    `pytest.param(..., marks=...)` or handed to `add_marker`, when the pytest configuration
+    does not make xfail strict (`xfail_strict = true`, pytest 9's `strict = true`, or
+    `-o xfail_strict=true` in `addopts`). An explicit `strict=False` is flagged whatever the
+    configuration says.
+
+    ## Why is this bad?
+    A lenient xfail passes whether the test fails or not. The day the defect it pins is fixed,
+    the test turns XPASS, the run stays green, and the note that the code is broken outlives the
+    bug. `strict=True` is the point: the fix makes the test fail and forces the marker to be
+    removed with it (doctrine 001).
+
+    ## Example
+    ```python
+    @pytest.mark.xfail(reason="rounding bug #412")
+    def test_total_rounds_half_up():
+        assert total([0.5]) == 1
+    ```
+
+    ## Use instead
+    ```python
+    @pytest.mark.xfail(strict=True, reason="rounding bug #412")
+    def test_total_rounds_half_up():
+        assert total([0.5]) == 1
+    ```
+    Or set `xfail_strict = true` in the pytest configuration once, for every test.
+
+    ## Known problems
+    `xfail(run=False)` is not flagged (the test never runs, so it cannot pass). A `strict=`
+    given a variable, or `**kwargs`, is taken as deliberate and stays silent. The imperative
+    `pytest.xfail()` is not a marker and is not flagged.
+    """
+
+    code = "TG401"
+    name = "xfail-not-strict"
+    nodes = (ast.Call, ast.Attribute)
+    triggers = ("xfail",)
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.strict = xfail_is_strict(ctx.project.pytest_options)
+        self.called: set[int] = set()  # marker attributes that are the callee of a call
+
+    def visit(self, node: ast.AST) -> Iterator[Finding]:
+        if isinstance(node, ast.Call):
+            if not self.ctx.may_name(node.func, XFAIL) or (
+                self.ctx.qualname(node.func) != "pytest.mark.xfail"
+            ):
+                return
+            self.called.add(id(node.func))
+            keywords = {k.arg: k.value for k in node.keywords}
+            if None in keywords or _is_false(keywords.get("run")):
+                return
+            strict = keywords.get("strict")
+            if strict is None and not self.strict:
+                yield self.finding(
+                    node,
+                    "xfail without strict=True passes when the defect is fixed: add strict=True "
+                    "or set xfail_strict = true",
+                )
+            elif _is_false(strict):
+                yield self.finding(
+                    node, "xfail(strict=False) stays green when the defect is fixed: make it strict"
+                )
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "xfail"
+            and not self.strict
+            and id(node) not in self.called
+            and self.ctx.qualname(node) == "pytest.mark.xfail"
+        ):
+            yield self.finding(
+                node,
+                "a bare xfail passes when the defect is fixed: use xfail(strict=True) or set "
+                "xfail_strict = true",
+            )
+
+
+def _is_false(node: Any) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False

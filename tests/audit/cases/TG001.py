@@ -1,0 +1,32 @@
+import time
+
+
+def test_a_suppression_with_a_reason():
+    time.sleep(0.1)  # truegreen: ignore[TG402] measures the real timer
+
+
+def test_a_suppression_without_a_reason():
+    time.sleep(0.1)  # truegreen: ignore[TG402]  # expect: TG001
+
+
+def test_two_codes_without_a_reason():
+    time.sleep(0.1)  # truegreen: ignore[TG402,TG101]  # expect: TG001
+
+
+def test_spaces_only():
+    time.sleep(0.1)  # truegreen: ignore[TG402]     # expect: TG001
+
+
+# Look-alikes: the text in a string, a seam marker, a plain comment.
+
+
+def test_the_text_in_a_string():
+    assert "# truegreen: ignore[TG402]" in HELP
+
+
+def test_a_seam_marker(monkeypatch):
+    run()  # truegreen: seam the one place that spawns
+
+
+def test_a_comment_about_suppressions():
+    pass  # truegreen: ignore a finding with a reason, see the docs

@@ -1,0 +1,195 @@
+import ast
+import inspect
+import io
+import json
+import os
+import re
+import unittest
+from pathlib import Path
+
+import pytest
+
+import app
+from app import spawn
+
+ROOT = Path(__file__).resolve().parent.parent
+SPAWN = ROOT / "src" / "app" / "spawn.py"
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def test_reads_a_source_file_through_open():
+    with open("src/app/spawn.py") as handle:  # expect: TG101
+        assert "CREATE_NO_WINDOW" in handle.read()
+
+
+def test_reads_a_source_file_in_binary():
+    assert b"hide" in open("src/app/spawn.py", "rb").read()  # expect: TG101
+
+
+def test_reads_a_module_level_path():
+    assert "creationflags" in SPAWN.read_text()  # expect: TG101
+
+
+def test_reads_a_path_built_with_slashes():
+    text = (ROOT / "web" / "main.ts").read_text(encoding="utf-8")  # expect: TG101
+    assert "spawn(" in text
+
+
+def test_reads_a_tsx_file_through_a_local_name():
+    page = Path(ROOT, "web", "page.tsx")
+    assert "useEffect" in page.read_text()  # expect: TG101
+
+
+def test_reads_a_js_file_through_joinpath():
+    assert ROOT.joinpath("web", "app.js").read_bytes()  # expect: TG101
+
+
+def test_reads_its_own_file():
+    assert "def helper" in Path(__file__).read_text()  # expect: TG101
+
+
+def test_reads_a_module_file():
+    assert "import os" in Path(app.__file__).read_text()  # expect: TG101
+
+
+def test_reads_a_file_named_by_inspect():
+    assert "retry" in Path(inspect.getsourcefile(spawn)).read_text()  # expect: TG101
+
+
+def test_gets_the_source_of_a_function():
+    assert "windowsHide" in inspect.getsource(spawn.start)  # expect: TG101
+
+
+def test_reads_every_source_file():
+    for path in sorted(ROOT.rglob("*.py")):
+        assert "print(" not in path.read_text()  # expect: TG101
+
+
+def test_opens_a_path_object():
+    with SPAWN.open() as handle:  # expect: TG101
+        assert handle.readline()
+
+
+def test_reads_through_io_open():
+    with io.open(os.path.join(ROOT, "src", "app", "spawn.py")) as handle:  # expect: TG101
+        assert handle.read()
+
+
+def test_reads_a_with_suffix_path():
+    assert SPAWN.with_suffix(".py").read_text()  # expect: TG101
+
+
+@pytest.fixture
+def spawn_source():
+    return SPAWN.read_text()  # expect: TG101
+
+
+def test_matches_a_regex_on_the_source():
+    source = SPAWN.read_text()  # expect: TG101
+    lines = source.splitlines()
+    assert re.search(r"spawn\(.*hidden", lines[3])
+
+
+def test_parses_the_source_to_inspect_it():
+    tree = ast.parse(Path("src/app/spawn.py").read_text())  # expect: TG101
+    assert tree.body
+
+
+class TestInUnittestStyle(unittest.TestCase):
+    def test_the_text_in_an_assertion(self):
+        self.assertIn("hide", inspect.getsource(spawn))  # expect: TG101
+
+    def test_a_search_method(self):
+        with open(__file__) as handle:  # expect: TG101
+            text = handle.read()
+        self.assertTrue(text.count("def ") > 3)
+
+
+def test_a_membership_check_outside_an_assert():
+    text = SPAWN.read_text()  # expect: TG101
+    if "CREATE_NO_WINDOW" not in text:
+        pytest.fail("the flag is gone")
+
+
+# Look-alikes: data files, files the test wrote, writes, and code the test generates.
+
+
+def test_reads_a_json_fixture():
+    data = json.loads((FIXTURES / "catalog.json").read_text())
+    assert data["models"]
+
+
+def test_reads_a_text_file():
+    with open("tests/fixtures/expected.txt") as handle:
+        assert handle.read()
+
+
+def test_reads_the_package_directory():
+    assert (ROOT / "src").is_dir()
+
+
+def test_writes_a_python_file(tmp_path):
+    target = tmp_path / "generated.py"
+    target.write_text("x = 1\n")
+    with open(ROOT / "build" / "out.py", "w") as handle:
+        handle.write("x = 1\n")
+
+
+def test_reads_back_the_python_it_generated(tmp_path):
+    module = tmp_path / "generated.py"
+    generate(module)
+    assert module.read_text() == "x = 1\n"
+
+
+def test_reads_a_generated_project(tmp_path):
+    project = make_project(tmp_path)
+    assert (project / "app" / "core.py").read_bytes()
+
+
+def test_pytester_writes_a_python_file(pytester):
+    pytester.makepyfile(test_one="def test(): pass")
+    assert (pytester.path / "test_one.py").read_text()
+
+
+def test_opens_a_python_file_for_appending():
+    with SPAWN.open("a") as handle:
+        handle.write("# end\n")
+
+
+def test_reads_the_readme():
+    assert "truegreen" in (ROOT / "README.md").read_text()
+
+
+def test_a_name_that_was_rebound_to_data(tmp_path):
+    path = tmp_path / "module.py"
+    assert path.read_text()
+
+
+def test_an_unrelated_read_method(cache):
+    assert cache.read_text("app.py") is None
+
+
+def test_uses_its_own_file_as_any_open_file():
+    with open(__file__, "rb") as handle:
+        assert os.get_inheritable(handle.fileno()) is False
+
+
+def test_compresses_source_files_as_data():
+    for path in ROOT.glob("*.py"):
+        with open(path, "rb") as handle:
+            assert len(compress(handle.read())) > 0
+
+
+def test_runs_the_source_it_reads():
+    namespace = {}
+    exec(compile(SPAWN.read_text(), str(SPAWN), "exec"), namespace)
+    assert namespace["start"]
+
+
+def test_reads_the_source_and_never_checks_it():
+    text = SPAWN.read_text()
+    assert runner.run(text) == 0
+
+
+def helper():
+    pass

@@ -1,0 +1,74 @@
+import pytest
+from pytest import mark
+
+pytestmark = pytest.mark.xfail(reason="module-wide")  # expect: TG401
+
+
+@pytest.mark.xfail  # expect: TG401
+def test_bare_marker():
+    assert False
+
+
+@pytest.mark.xfail(reason="rounding bug")  # expect: TG401
+def test_marker_with_a_reason():
+    assert False
+
+
+@mark.xfail(raises=ValueError)  # expect: TG401
+def test_marker_imported_from_pytest():
+    raise ValueError
+
+
+@pytest.mark.xfail(strict=False, reason="flaky upstream")  # expect: TG401
+def test_explicitly_lenient():
+    assert False
+
+
+@pytest.mark.parametrize(
+    "n",
+    [
+        1,
+        pytest.param(2, marks=pytest.mark.xfail(reason="even")),  # expect: TG401
+        pytest.param(3, marks=[pytest.mark.xfail]),  # expect: TG401
+    ],
+)
+def test_params(n):
+    assert n % 2
+
+
+def test_adds_the_marker(request):
+    request.node.add_marker(pytest.mark.xfail(reason="later"))  # expect: TG401
+
+
+# Look-alikes: strict markers, the imperative xfail, markers that never run.
+
+
+@pytest.mark.xfail(strict=True, reason="rounding bug")
+def test_strict_marker():
+    assert False
+
+
+@pytest.mark.xfail(run=False, reason="hangs")
+def test_not_run():
+    assert False
+
+
+def test_imperative_xfail():
+    pytest.xfail("not supported here")
+
+
+STRICT = True
+
+
+@pytest.mark.xfail(strict=STRICT, reason="decided elsewhere")
+def test_strict_from_a_name():
+    assert False
+
+
+@pytest.mark.skip(reason="xfail is for known defects")
+def test_skipped():
+    pass
+
+
+def test_a_result_named_xfail(report):
+    assert report.xfail is False

@@ -1,0 +1,3 @@
+# -*- coding: latin-1 -*-
+def test_café():
+    assert "café"

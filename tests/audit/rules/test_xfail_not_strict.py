@@ -1,0 +1,86 @@
+"""TG401 xfail-not-strict against the pytest configuration that decides whether xfail is strict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truegreen.audit.base import Project
+from truegreen.audit.engine import check_source
+from truegreen.audit.project import discover_project
+from truegreen.audit.rules.xfail_not_strict import XfailNotStrict, xfail_is_strict
+
+LENIENT = "import pytest\n\n\n@pytest.mark.xfail(reason='bug')\ndef test_bug():\n    assert 0\n"
+EXPLICIT = "import pytest\n\n\n@pytest.mark.xfail(strict=False)\ndef test_bug():\n    assert 0\n"
+
+
+def lines(project: Project, source: str) -> list[int]:
+    path = project.root / "tests" / "test_x.py"
+    findings = check_source(project, path, "tests/test_x.py", source, [XfailNotStrict])
+    return [f.line for f in findings]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"xfail_strict": True},
+        {"xfail_strict": "true"},
+        {"xfail_strict": "1"},
+        {"strict": True},
+        {"addopts": "-ra -o xfail_strict=true"},
+        {"addopts": ["--override-ini=xfail_strict=yes"]},
+        {"addopts": "-oxfail_strict=on"},
+    ],
+)
+def test_a_configuration_that_makes_xfail_strict_silences_it(
+    tmp_path: Path, options: dict[str, Any]
+) -> None:
+    """Ablation: replace `strict is None and not self.strict` with `strict is None` in
+    `src/truegreen/audit/rules/xfail_not_strict.py`."""
+    assert lines(Project(tmp_path), LENIENT) == [4]  # premise: flagged without it
+    assert lines(Project(tmp_path, pytest_options=options), LENIENT) == []
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"xfail_strict": False},
+        {"xfail_strict": "false"},
+        {"strict": True, "xfail_strict": "false"},
+        {"addopts": "-o xfail_strict=false"},
+        {"addopts": "-o xfail_strict=true -o xfail_strict=false"},
+        {"addopts": "--strict-markers"},
+    ],
+)
+def test_a_configuration_that_does_not_leaves_it_flagged(
+    tmp_path: Path, options: dict[str, Any]
+) -> None:
+    assert xfail_is_strict(options) is False
+    assert lines(Project(tmp_path, pytest_options=options), LENIENT) == [4]
+
+
+def test_an_explicit_strict_false_is_flagged_whatever_the_configuration(tmp_path: Path) -> None:
+    project = Project(tmp_path, pytest_options={"xfail_strict": True})
+    assert lines(project, EXPLICIT) == [4]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pytest.ini", "[pytest]\nxfail_strict = true\n"),
+        ("setup.cfg", "[tool:pytest]\nxfail_strict = True\n"),
+        ("pyproject.toml", "[tool.pytest.ini_options]\nxfail_strict = true\n"),
+        ("pyproject.toml", "[tool.pytest]\nstrict = true\n"),
+    ],
+)
+def test_the_configuration_is_read_from_the_project_files(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """Ablation: replace `xfail_is_strict(ctx.project.pytest_options)` with `False` in
+    `src/truegreen/audit/rules/xfail_not_strict.py`."""
+    assert lines(discover_project(tmp_path), LENIENT) == [4]  # premise: no configuration yet
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert lines(discover_project(tmp_path), LENIENT) == []
