@@ -38,6 +38,7 @@ class SkipInPlatformParametrize(Rule):
     @pytest.mark.platforms("linux")
     def test_config_dir_on_linux(): ...
 
+
     @pytest.mark.platforms("windows")
     def test_config_dir_on_windows(): ...
     ```
