@@ -52,7 +52,7 @@ def add_verb(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from truegreen.cli import ablate, demo, doctor, metrics, platforms, run, shards
+    from truegreen.cli import ablate, demo, doctor, flakes, metrics, platforms, run, shards
 
     parser = _Parser(
         prog="truegreen",
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truegreen {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    for module in (ablate, demo, doctor, metrics, platforms, run, shards):
+    for module in (ablate, demo, doctor, flakes, metrics, platforms, run, shards):
         module.add_parser(verbs)
     return parser
 
