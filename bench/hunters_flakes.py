@@ -36,6 +36,11 @@ from typing import Any
 from measure import environment
 
 PER_FILE = 20
+DTP_VICTIM = "detect-test-pollution, victim"
+OURS_VICTIM = "truegreen flakes --runs 0, victim"
+DTP_BRITTLE = "detect-test-pollution, brittle"
+OURS_BRITTLE = "truegreen flakes --runs 0, brittle"
+OURS_TOLD_NOTHING = "truegreen flakes --runs 4 (told nothing)"
 COUNTER = """
 import os
 
@@ -112,44 +117,30 @@ def flakes_vs_detect_test_pollution(tests: int = 200, trials: int = 3, seed: int
             roles = make_suite(root, tests, rng)
             victim, brittle = roles["victim"], roles["brittle"]
             results = {
-                "detect-test-pollution, victim": _dtp(root, counter, victim),
-                "truegreen flakes --runs 0, victim": _flakes(root, counter, "--runs", "0",
-                                                             "--victim", victim),
-                "detect-test-pollution, brittle": _dtp(root, counter, brittle),
-                "truegreen flakes --runs 0, brittle": _flakes(root, counter, "--runs", "0",
-                                                              "--victim", brittle),
-                "truegreen flakes --runs 4 (told nothing)": _flakes(root, counter, "--runs", "4",
-                                                                    "--seed", str(seed)),
-            }  # fmt: skip
-        found = {
-            "detect-test-pollution, victim": results["detect-test-pollution, victim"]["found"]
-            == roles["polluter"],
-            "truegreen flakes --runs 0, victim": results["truegreen flakes --runs 0, victim"][
-                "found"
-            ]
-            == {victim: [roles["polluter"]]},
-            "detect-test-pollution, brittle": results["detect-test-pollution, brittle"]["found"]
-            == roles["setter"],
-            "truegreen flakes --runs 0, brittle": results["truegreen flakes --runs 0, brittle"][
-                "found"
-            ]
-            == {brittle: [roles["setter"]]},
-            "truegreen flakes --runs 4 (told nothing)": results[
-                "truegreen flakes --runs 4 (told nothing)"
-            ]["found"]
-            == {victim: [roles["polluter"]], brittle: [roles["setter"]]},
+                DTP_VICTIM: _dtp(root, counter, victim),
+                OURS_VICTIM: _flakes(root, counter, "--runs", "0", "--victim", victim),
+                DTP_BRITTLE: _dtp(root, counter, brittle),
+                OURS_BRITTLE: _flakes(root, counter, "--runs", "0", "--victim", brittle),
+                OURS_TOLD_NOTHING: _flakes(root, counter, "--runs", "4", "--seed", str(seed)),
+            }
+        expected = {
+            DTP_VICTIM: roles["polluter"],
+            OURS_VICTIM: {victim: [roles["polluter"]]},
+            DTP_BRITTLE: roles["setter"],
+            OURS_BRITTLE: {brittle: [roles["setter"]]},
+            OURS_TOLD_NOTHING: {victim: [roles["polluter"]], brittle: [roles["setter"]]},
         }
         print(f"trial {trial + 1}: polluter {roles['polluter']}, victim {victim}; "
               f"setter {roles['setter']}, brittle {brittle}")  # fmt: skip
         for name, result in results.items():
-            result["correct"] = found[name]
+            result["correct"] = result["found"] == expected[name]
             rows.setdefault(name, []).append(result)
-            print(f"  {name + ':':<42} runs {result['runs']:>3}  wall {result['wall']:7.2f}s  "
-                  f"cpu {result['cpu']:7.2f}s  found: {'yes' if found[name] else 'no'}")  # fmt: skip
-        ours, theirs = results["truegreen flakes --runs 0, victim"], results[
-            "detect-test-pollution, victim"
-        ]
-        met = met and ours["runs"] < theirs["runs"] and found["truegreen flakes --runs 0, brittle"]
+            print(
+                f"  {name + ':':<42} runs {result['runs']:>3}  wall {result['wall']:7.2f}s  "
+                f"cpu {result['cpu']:7.2f}s  found: {'yes' if result['correct'] else 'no'}"
+            )
+        fewer = results[OURS_VICTIM]["runs"] < results[DTP_VICTIM]["runs"]
+        met = met and fewer and results[OURS_BRITTLE]["correct"]
     print(f"\n{tests} tests, {trials} trials (medians):")
     for name, found_rows in rows.items():
         runs = statistics.median(r["runs"] for r in found_rows)
@@ -158,8 +149,7 @@ def flakes_vs_detect_test_pollution(tests: int = 200, trials: int = 3, seed: int
         correct = sum(r["correct"] for r in found_rows)
         print(f"  {name + ':':<42} runs {runs:>5.1f}  wall {wall:7.2f}s  cpu {cpu:7.2f}s  "
               f"found {correct}/{len(found_rows)}")  # fmt: skip
-    ours = rows["truegreen flakes --runs 0, victim"]
-    theirs = rows["detect-test-pollution, victim"]
+    ours, theirs = rows[OURS_VICTIM], rows[DTP_VICTIM]
 
     def ratio(key: str) -> float:
         return statistics.median(r[key] for r in ours) / statistics.median(r[key] for r in theirs)
