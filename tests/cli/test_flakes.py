@@ -153,6 +153,18 @@ def test_runs_0_bisects_a_named_victim_and_a_named_brittle_test(
     assert (finding["kind"], finding["culprits"]) == ("brittle", [SETTER])
 
 
+def test_an_xdist_addopts_does_not_scatter_the_bisection(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "-n 2"\n\n'
+        '[tool.truegreen]\nallow-writes = ["coin-tosses"]\n'
+    )
+    status, out, _ = hunt(capsys, "--runs", "0", "--victim", VICTIM)
+    assert f"  polluter: {POLLUTER}" in out.splitlines()
+    assert status == 1
+
+
 def test_runs_0_on_a_steady_test_finds_no_culprit_and_exits_0(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

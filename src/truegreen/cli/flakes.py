@@ -95,12 +95,17 @@ class Pytest:
         self.workdir = workdir
         self.calls = 0
         self.argv = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
+        # An -n W in the suite's addopts would scatter a bisection over workers; -n 0, placed
+        # after the user's arguments, keeps a run in one process unless it asks for xdist.
+        blocked = any("no:xdist" in arg for arg in self.pytest_args)
+        xdist = not blocked and importlib.util.find_spec("xdist") is not None
+        self.one_process = ("-n", "0") if xdist else ()
 
     def collect(self) -> list[str]:
         self.calls += 1
         out = self.workdir / "collected.json"
         argv = [*self.argv, "--collect-only", "-q", f"--truegreen-plan-out={out}",
-                *self.pytest_args]  # fmt: skip
+                *self.pytest_args, *self.one_process]  # fmt: skip
         status, output, _ = run_until(argv, os.environ, None, capture=True, everything=False)
         if not out.is_file():
             raise UsageError(
@@ -116,7 +121,7 @@ class Pytest:
         order_file.write_text(json.dumps(list(order)), encoding="utf-8")
         argv = [*self.argv, "-q", f"--truegreen-metrics={metrics}",
                 f"--truegreen-order={order_file}", *self.pytest_args,
-                *(("-n", str(workers)) if workers else ())]  # fmt: skip
+                *(("-n", str(workers)) if workers else self.one_process)]  # fmt: skip
         status, output, _ = run_until(argv, os.environ, None, capture=True, everything=False)
         try:
             if not metrics.is_dir() or not any(metrics.rglob("*.jsonl")):
@@ -154,10 +159,11 @@ def hunt(args: argparse.Namespace, pytest: Pytest, ids: list[str]) -> flakes.Rep
         _progress(f"run {number + 1}/{args.runs} ({label}"
                   f"{f', -n {workers}' if workers else ''}): {failed} failed")  # fmt: skip
     findings = []
-    for test in sorted(flakes.varying(observations), key=ids.index):
+    position = {test: n for n, test in enumerate(ids)}
+    for test in sorted(flakes.varying(observations), key=position.__getitem__):
         _progress(f"examining {test}")
         findings.append(flakes.diagnose(test, observations, pytest.fails))
-    always = tuple(sorted(flakes.always_failing(observations), key=ids.index))
+    always = tuple(sorted(flakes.always_failing(observations), key=position.__getitem__))
     return flakes.Report(seed, args.runs, len(ids), tuple(findings), always, pytest.calls)
 
 
