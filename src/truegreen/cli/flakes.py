@@ -232,7 +232,8 @@ def render(report: flakes.Report, args: argparse.Namespace, notes: Sequence[str]
     counts = [(sum(f.kind == k for f in report.findings), k) for k in kinds]
     if report.findings:
         detail = ", ".join(f"{n} {k}" for n, k in counts if n)
-        lines.append(f"{len(report.findings)} flaky tests: {detail} ({report.pytest_runs} "
+        noun = "flaky test" if len(report.findings) == 1 else "flaky tests"
+        lines.append(f"{len(report.findings)} {noun}: {detail} ({report.pytest_runs} "
                      "pytest runs)")  # fmt: skip
     else:
         lines.append(f"no flaky test ({report.pytest_runs} pytest runs)")
