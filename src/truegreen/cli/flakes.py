@@ -135,7 +135,10 @@ class Pytest:
             shutil.rmtree(metrics, ignore_errors=True)
 
     def fails(self, order: Sequence[str]) -> bool:
-        return flakes.failed_in(order[-1], self.run(order))
+        failed = flakes.failed_in(order[-1], self.run(order))
+        before = f"after {len(order) - 1} tests" if len(order) > 1 else "alone"
+        _progress(f"  {before}: {'failed' if failed else 'passed'}")
+        return failed
 
 
 def _progress(message: str) -> None:
