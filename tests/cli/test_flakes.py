@@ -174,11 +174,14 @@ def test_runs_0_on_a_steady_test_finds_no_culprit_and_exits_0(
 ) -> None:
     """Ablation: replace `current if checked or keeps(current) else []` with `current` in
     `src/truegreen/core/flakes.py`."""
-    status, out, _ = hunt(capsys, "--runs", "0", "--victim", "test_config.py::test_defaults")
-    assert out.splitlines()[0] == (
+    args = ["--runs", "0", "--victim", "test_config.py::test_defaults", "--format", "json"]
+    status, out, _ = hunt(capsys, *args)
+    data = json.loads(out)
+    assert data["notes"] == [
         "test_config.py::test_defaults: no polluter or state-setter: it passes alone and after "
         "the 8 other tests"
-    )
+    ]
+    assert data["flaky"] == []
     assert status == 0
 
 

@@ -260,4 +260,5 @@ def test_the_json_document_carries_its_format_version() -> None:
             }
         ],
         "always_failing": ["b"],
+        "notes": [],
     }

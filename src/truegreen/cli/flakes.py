@@ -191,22 +191,21 @@ def run(args: argparse.Namespace) -> int:
             _progress(f"bisecting {args.victim} among {len(ids) - 1} other tests")
             finding = flakes.culprit_of(args.victim, ids, pytest.fails)
             found = () if finding.kind == flakes.NOT_FOUND else (finding,)
-            report = flakes.Report(None, 0, len(ids), found, (), pytest.calls)
             verdict = f"{args.victim}: no polluter or state-setter: {finding.note}"
-            notes = [] if found else [verdict]
+            notes = () if found else (verdict,)
+            report = flakes.Report(None, 0, len(ids), found, (), pytest.calls, notes)
         else:
             report = hunt(args, pytest, ids)
-            notes = []
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if args.format == "json":
         print(json.dumps(flakes.document(report), indent=2))
     else:
-        print(render(report, args, notes))
+        print(render(report, args))
     return Status.FINDINGS if report.flaky else Status.CLEAN
 
 
-def render(report: flakes.Report, args: argparse.Namespace, notes: Sequence[str] = ()) -> str:
+def render(report: flakes.Report, args: argparse.Namespace) -> str:
     """The text report: the seed and how to repeat it, then one block per flaky test."""
     lines = []
     if report.seed is not None:
@@ -227,7 +226,7 @@ def render(report: flakes.Report, args: argparse.Namespace, notes: Sequence[str]
         else:
             lines.append(f"  {finding.note}")
         lines.append(f"  {FIXES[finding.kind]}")
-    lines += notes
+    lines += report.notes
     if report.always_failing:
         lines.append("failing in every run (not flaky, not examined):")
         lines += [f"  {test}" for test in report.always_failing]

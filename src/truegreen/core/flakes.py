@@ -101,18 +101,6 @@ def suspects(test: str, observations: Sequence[Observation], effect: bool) -> li
     return [t for t in shortest.before if t in always and t not in cleared]
 
 
-@dataclass
-class Counting:
-    """An oracle that counts its calls."""
-
-    oracle: Oracle
-    calls: int = 0
-
-    def __call__(self, order: Sequence[str]) -> bool:
-        self.calls += 1
-        return self.oracle(order)
-
-
 def bisect(
     candidates: Sequence[str], keeps: Callable[[Sequence[str]], bool], *, checked: bool = True
 ) -> list[str]:
@@ -223,6 +211,7 @@ class Report:
     findings: tuple[Finding, ...]
     always_failing: tuple[str, ...]
     pytest_runs: int
+    notes: tuple[str, ...] = ()
 
     @property
     def flaky(self) -> bool:
@@ -250,4 +239,5 @@ def document(report: Report) -> dict[str, object]:
             for f in report.findings
         ],
         "always_failing": list(report.always_failing),
+        "notes": list(report.notes),
     }
