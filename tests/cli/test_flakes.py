@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -218,6 +221,33 @@ def test_help_shows_an_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["flakes", "--help"]) == 0
     example = capsys.readouterr().out.split("example:", 1)[1]
     assert "truegreen flakes --runs 0 --victim " in example
+
+
+def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
+    """Ablation: delete `end_tree(process, everything=everything, grace=1.0)` in
+    `src/truegreen/cli/procs.py`."""
+    root, pid_file = tmp_path / "hang", tmp_path / "inner.pid"
+    root.mkdir()
+    (root / "test_hang.py").write_text(
+        "import os, time\n\n"
+        "def test_hang():\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(120)\n"
+    )
+    hunt = subprocess.Popen([sys.executable, "-m", "truegreen", "flakes", "--runs", "2", "--",
+                             "-q"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    inner = int(pid_file.read_text())
+    os.kill(inner, 0)  # premise: the pytest run is under way
+    hunt.send_signal(signal.SIGINT)
+    _, err = hunt.communicate(timeout=60)
+    assert hunt.returncode == 130
+    assert err.endswith("truegreen: interrupted\n")
+    with pytest.raises(ProcessLookupError):
+        os.kill(inner, 0)
 
 
 @pytest.mark.parametrize(
