@@ -223,6 +223,33 @@ def test_help_shows_an_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert "truegreen flakes --runs 0 --victim " in example
 
 
+def test_a_run_timeout_ends_a_hang_and_counts_it_as_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "gate"
+    root.mkdir()
+    (root / "state.py").write_text(STATE)
+    (root / "test_gate.py").write_text(
+        "import time\n\nimport state\n\n"
+        "def test_jams_the_gate():\n    state.SETTINGS['gate'] = 'jammed'\n\n"
+        "def test_a():\n    pass\n\n"
+        "def test_b():\n    pass\n\n"
+        "def test_waits_at_the_gate():\n"
+        "    while state.SETTINGS.get('gate') == 'jammed':\n        time.sleep(0.05)\n"
+    )
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.chdir(root)
+    victim = "test_gate.py::test_waits_at_the_gate"
+    args = ["--runs", "0", "--victim", victim, "--run-timeout", "2"]
+    status, out, err = hunt(capsys, *args)
+    assert "  polluter: test_gate.py::test_jams_the_gate" in out.splitlines()
+    assert status == 1
+    assert (
+        "truegreen flakes:   the run was ended after 2s (--run-timeout); the test it was "
+        "running counts as failed"
+    ) in err.splitlines()
+
+
 def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
     """Ablation: delete `end_tree(process, everything=everything, grace=1.0)` in
     `src/truegreen/cli/procs.py`."""
@@ -258,6 +285,7 @@ def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
         (["--runs", "0"], "--runs 0 expects --victim NODEID, found none"),
         (["--victim", VICTIM], "--victim expects --runs 0, found --runs 4"),
         (["--xdist", "0"], "--xdist must be at least 1, got 0"),
+        (["--run-timeout", "0"], "--run-timeout must be a number of seconds above 0, got 0.0"),
         (["--seed", "soon"], "argument --seed: invalid int value: 'soon'"),
     ],
 )

@@ -102,6 +102,19 @@ def test_a_setup_error_counts_as_failed_and_a_test_that_never_ended_too() -> Non
     assert not flakes.failed_in("b.py::t4", [stream(("b.py::t4", "passed"))])
 
 
+def test_a_test_ended_after_its_setup_passed_counts_as_failed() -> None:
+    """Ablation: replace `outcome is None or outcome in BAD or test in summary.unfinished` with
+    `outcome is None or outcome in BAD` in `src/truegreen/core/flakes.py`."""
+    hung = stream(("a.py::t1", "passed"))
+    hung.records += [
+        {"event": "test_start", "test": "a.py::hangs", "t": 1.0},
+        {"event": "phase", "test": "a.py::hangs", "phase": "setup", "outcome": "passed"},
+    ]
+    assert not flakes.failed_in("a.py::t1", [hung])  # premise: the finished test passed
+    assert flakes.failed_in("a.py::hangs", [hung])
+    assert flakes.observe(0, [hung])[1] == Observation(0, "a.py::hangs", ("a.py::t1",), True)
+
+
 def test_a_test_with_one_fate_does_not_vary() -> None:
     """Ablation: replace `len(fates) == 2` with `len(fates) >= 1` in
     `src/truegreen/core/flakes.py`."""

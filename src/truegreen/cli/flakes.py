@@ -11,6 +11,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -59,6 +60,8 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("--xdist", type=int, metavar="W",
                         help="run every second shuffled run under pytest -n W")  # fmt: skip
     parser.add_argument("--victim", metavar="NODEID", help="with --runs 0: the test to bisect")
+    parser.add_argument("--run-timeout", type=float, metavar="S",
+                        help="end each pytest run after S seconds; unfinished: failed")  # fmt: skip
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS")
     parser.set_defaults(run=run)
@@ -73,6 +76,11 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("truegreen flakes: --runs 0 expects --victim NODEID, found none")
     if args.runs and args.victim:
         raise UsageError(f"truegreen flakes: --victim expects --runs 0, found --runs {args.runs!r}")
+    if args.run_timeout is not None and not args.run_timeout > 0:
+        raise UsageError(
+            f"truegreen flakes: --run-timeout must be a number of seconds above 0, "
+            f"got {args.run_timeout!r}"
+        )
     if args.xdist is not None:
         if args.xdist < 1:
             raise UsageError(f"truegreen flakes: --xdist must be at least 1, got {args.xdist!r}")
@@ -90,8 +98,11 @@ def _last_line(output: bytes) -> str:
 class Pytest:
     """Runs pytest on one order of tests and hands back the run's event stream."""
 
-    def __init__(self, pytest_args: Sequence[str], workdir: Path) -> None:
+    def __init__(
+        self, pytest_args: Sequence[str], workdir: Path, timeout: Optional[float] = None
+    ) -> None:
         self.pytest_args = list(pytest_args)
+        self.timeout = timeout
         self.workdir = workdir
         self.calls = 0
         self.argv = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
@@ -122,7 +133,12 @@ class Pytest:
         argv = [*self.argv, "-q", f"--truegreen-metrics={metrics}",
                 f"--truegreen-order={order_file}", *self.pytest_args,
                 *(("-n", str(workers)) if workers else self.one_process)]  # fmt: skip
-        status, output, _ = run_until(argv, os.environ, None, capture=True, everything=False)
+        deadline = time.time() + self.timeout if self.timeout else None
+        status, output, timed_out = run_until(argv, os.environ, deadline, capture=True,
+                                              everything=False)  # fmt: skip
+        if timed_out:
+            _progress(f"  the run was ended after {self.timeout:g}s (--run-timeout); the test "
+                      "it was running counts as failed")  # fmt: skip
         try:
             if not metrics.is_dir() or not any(metrics.rglob("*.jsonl")):
                 raise UsageError(
@@ -174,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     workdir = Path(tempfile.mkdtemp(prefix="truegreen-flakes-"))
     try:
-        pytest = Pytest(args.pytest_args, workdir)
+        pytest = Pytest(args.pytest_args, workdir, args.run_timeout)
         _progress("collecting")
         ids = pytest.collect()
         if not ids:

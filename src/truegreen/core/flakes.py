@@ -54,21 +54,24 @@ def observe(run: int, streams: Sequence[Stream]) -> list[Observation]:
     """What each process of one run (the pytest process or each xdist worker) ran, in order."""
     found: list[Observation] = []
     for stream in streams:
-        outcomes = summarize([stream]).outcomes
+        summary = summarize([stream])
         before: list[str] = []
         for record in stream.records:
-            if record.get("event") != "test_start" or record["test"] not in outcomes:
+            if record.get("event") != "test_start":
                 continue
             test = record["test"]
-            found.append(Observation(run, test, tuple(before), outcomes[test] in BAD))
+            failed = summary.outcomes.get(test) in BAD or test in summary.unfinished
+            found.append(Observation(run, test, tuple(before), failed))
             before.append(test)
     return found
 
 
 def failed_in(test: str, streams: Sequence[Stream]) -> bool:
-    """Whether ``test`` failed in these streams; a test that never finished counts as failed."""
-    outcome = summarize(list(streams)).outcomes.get(test)
-    return outcome is None or outcome in BAD
+    """Whether ``test`` failed in these streams; one that never finished (a hang ended, a
+    crash) or never started (an earlier test ended the process) counts as failed."""
+    summary = summarize(list(streams))
+    outcome = summary.outcomes.get(test)
+    return outcome is None or outcome in BAD or test in summary.unfinished
 
 
 def varying(observations: Sequence[Observation]) -> list[str]:
