@@ -61,6 +61,7 @@ VERBS = (
     "demo",
     "docs-check",
     "doctor",
+    "flakes",
     "leaks",
     "metrics",
     "platforms",

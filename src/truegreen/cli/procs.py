@@ -131,4 +131,8 @@ def run_until(
         if process.stdout:
             process.stdout.close()
         return 124, output or b"", True
+    except KeyboardInterrupt:
+        # The child has a session of its own, out of reach of the terminal's Ctrl-C.
+        end_tree(process, everything=everything, grace=1.0)
+        raise
     return process.returncode, output or b"", False

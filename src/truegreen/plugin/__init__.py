@@ -82,6 +82,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
     group.addoption("--truegreen-only-file", dest="truegreen_only_file", help=argparse.SUPPRESS)
     group.addoption("--truegreen-only-ids", dest="truegreen_only_ids", help=argparse.SUPPRESS)
+    group.addoption("--truegreen-order", dest="truegreen_order", help=argparse.SUPPRESS)
 
 
 # Dedicated flags that set one key each: (key, option dest).
@@ -175,6 +176,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
         MetricsPlugin.register(config, settings.metrics)
     PlatformsPlugin.register(config)
+    if config.getoption("truegreen_order"):
+        from truegreen.plugin.order import ImposedOrder
+
+        # Before the shard and the integrity count, whose trylast hooks must see the order cut.
+        config.pluginmanager.register(ImposedOrder(config.getoption("truegreen_order")))
     if settings.shard or settings.manifest or config.getoption("truegreen_plan_out"):
         from truegreen.plugin.sharding import ShardPlugin
 
