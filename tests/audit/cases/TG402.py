@@ -53,3 +53,16 @@ def test_patches_sleep_away(monkeypatch):
 
 def test_sleep_of_its_own(fake_clock):
     fake_clock.sleep(10)
+
+
+def test_polls_for_a_condition(tmp_path):
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "ready").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_polls_a_bounded_number_of_times(server):
+    for _ in range(50):
+        if server.ready():
+            break
+        time.sleep(0.1)

@@ -40,20 +40,31 @@ class SleepInTest(Rule):
 
     ## Known problems
     A sleep inside a helper function that a test calls is not followed. `asyncio.sleep(0)`,
-    which yields to the event loop rather than waiting, is not flagged.
+    which yields to the event loop rather than waiting, is not flagged, and neither is a
+    sleep inside a `while` or `for` loop: that is a poll, a wait for a condition (a loop that
+    sleeps a fixed number of times and checks nothing is missed).
     """
 
     code = "TG402"
     name = "sleep-in-test"
-    nodes = (ast.Call,)
+    nodes = (ast.Call, ast.While, ast.For, ast.AsyncFor)
     triggers = ("sleep",)
 
+    def begin(self) -> Iterator[Finding]:
+        self._loops: list[tuple[int, int]] = []  # line ranges of loops: a sleep there polls
+        return iter(())
+
     def visit(self, node: ast.AST) -> Iterator[Finding]:
+        if isinstance(node, (ast.While, ast.For, ast.AsyncFor)):
+            self._loops.append((node.lineno, node.end_lineno or node.lineno))
+            return
         assert isinstance(node, ast.Call)
         if not self.ctx.may_name(node.func, LAST):
             return
         name = self.ctx.qualname(node.func)
         if name not in SLEEPS or _yields_only(node):
+            return
+        if any(start <= node.lineno <= end for start, end in self._loops):
             return
         where = self.ctx.test_function or self._fixture()
         if where is not None:
