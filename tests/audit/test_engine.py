@@ -102,8 +102,8 @@ class NeedsAWord(Rule):
 
 
 def test_a_rule_whose_trigger_text_is_absent_is_not_run() -> None:
-    """Ablation: replace `not rule.triggers or any(text in source for text in rule.triggers)`
-    with `True` in `src/truegreen/audit/engine.py`."""
+    """Ablation: replace `not cls.triggers or any(text in source for text in cls.triggers)`
+    with `True` in `src/truegreen/audit/base.py`."""
     NeedsAWord.made = 0
     assert [f.message for f in walk("x = 'needle'\n", [NeedsAWord])] == ["ran"]  # premise
     assert walk("x = 'haystack'\n", [NeedsAWord]) == []

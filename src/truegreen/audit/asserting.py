@@ -60,6 +60,7 @@ class Summary:
     methods: dict[tuple[str, str], Function] = field(default_factory=dict)
     bases: dict[str, list[str]] = field(default_factory=dict)
     by_node: dict[int, Function] = field(default_factory=dict)
+    _chains: dict[int, list[Function]] = field(default_factory=dict, repr=False)
 
     def observe(self, ctx: FileContext, node: ast.AST) -> None:
         """Record ``node``; call in source order with ``ctx.scopes`` around it."""
@@ -95,7 +96,17 @@ class Summary:
             self.methods[(cls, node.name)] = function
 
     def _enclosing(self, ctx: FileContext) -> list[Function]:
-        return [self.by_node[id(s)] for s in ctx.scopes if id(s) in self.by_node]
+        # The innermost scope decides the whole chain, and a function is recorded before
+        # anything inside it is visited: one list per scope, not one per call.
+        if not ctx.scopes:
+            return []
+        key = id(ctx.scopes[-1])
+        found = self._chains.get(key)
+        if found is None:
+            found = self._chains[key] = [
+                self.by_node[id(s)] for s in ctx.scopes if id(s) in self.by_node
+            ]
+        return found
 
     def _mark(self, ctx: FileContext) -> None:
         for function in self._enclosing(ctx):

@@ -108,9 +108,13 @@ class FileContext:
         self.scopes: list[ast.AST] = []
         # local name -> dotted origin, from the imports seen so far in the walk
         self.aliases: dict[str, str] = {}
+        # what several rules work out about one node (its dotted name, what a call patches),
+        # kept for the others; emptied whenever an import changes what names mean
+        self.memo: dict[tuple[str, int], Any] = {}
 
     def record_import(self, node: ast.Import | ast.ImportFrom) -> None:
         """The engine calls this for every import before any rule visits it."""
+        self.memo.clear()
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -207,6 +211,12 @@ class Rule:
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+
+    @classmethod
+    def wants(cls, source: str) -> bool:
+        """Whether the rule has anything to look for in a file with this text: by default,
+        whether one of its ``triggers`` occurs in it. A rule that is not wanted is not run."""
+        return not cls.triggers or any(text in source for text in cls.triggers)
 
     def begin(self) -> Iterable[Finding]:
         return ()

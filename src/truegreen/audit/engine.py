@@ -22,12 +22,7 @@ def check_source(
     """Every finding of ``rules`` in one file's text (a syntax error raises SyntaxError)."""
     tree = ast.parse(source, filename=str(path))
     ctx = FileContext(project, path, relpath, source, tree)
-    active = [
-        rule(ctx)
-        for rule in rules
-        if ctx.kind in rule.kinds
-        and (not rule.triggers or any(text in source for text in rule.triggers))
-    ]
+    active = [rule(ctx) for rule in rules if ctx.kind in rule.kinds and rule.wants(source)]
     findings: list[Finding] = []
     dispatch: dict[type[ast.AST], list[Visit]] = {}
     for rule in active:
@@ -45,25 +40,29 @@ def check_source(
 # into unless a rule asks for one of their types.
 _LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
-# Fields the grammar fills with strings, numbers or flags, never with nodes.
+# Fields the grammar fills with strings, numbers or flags (or lists of them), never with nodes.
 _SCALAR_FIELDS = frozenset({"id", "attr", "name", "asname", "arg", "module", "level", "kind",
-                            "type_comment", "is_async", "conversion", "names"})  # fmt: skip
+                            "type_comment", "is_async", "conversion", "names", "tag", "lineno",
+                            "rest", "kwd_attrs", "str"})  # fmt: skip
 _FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
 def _fields(kind: type[ast.AST], skip: frozenset[str]) -> tuple[str, ...]:
-    """The fields of a node type that can hold nodes, leaf singletons left out."""
+    """The fields of a node type that can hold nodes, leaf singletons left out, *last field
+    first* (the walk pushes them on a stack)."""
     fields = _FIELDS.get(kind)
     if fields is None:
-        scalar = _SCALAR_FIELDS | ({"value"} if kind is ast.Constant else set())
+        scalar = _SCALAR_FIELDS
+        if kind in (ast.Constant, getattr(ast, "MatchSingleton", ast.Constant)):
+            scalar = scalar | {"value"}
         if kind in (ast.Import, ast.ImportFrom):  # their names are alias nodes
             scalar = scalar - {"names"}
         if kind.__name__ == "TypeAlias":  # Python 3.12's `type X = ...` names it with a node
             scalar = scalar - {"name"}
         fields = _FIELDS[kind] = tuple(
-            f for f in kind._fields if f not in _LEAF_FIELDS and f not in scalar
+            f for f in reversed(kind._fields) if f not in _LEAF_FIELDS and f not in scalar
         )
-    return fields if not skip else kind._fields
+    return fields if not skip else tuple(reversed(kind._fields))
 
 
 def _walk(
@@ -75,43 +74,43 @@ def _walk(
     """Pre-order, children in field order (as ``ast.iter_child_nodes``), keeping
     ``ctx.scopes``. An explicit stack rather than recursion: no depth limit on long
     expressions, and each node's fields are read directly rather than through the generators
-    of :mod:`ast`, which cost about half as much as the parse itself."""
+    of :mod:`ast`, which cost about half as much as the parse itself. Fields are pushed last
+    first and lists reversed, so nodes come off the stack in source order; anything that is
+    not a node (``None`` in a dict's keys, a value of a field the grammar may one day add)
+    is dropped when it comes off."""
     scopes = ctx.scopes
     record_import = ctx.record_import
     imports = frozenset({ast.Import, ast.ImportFrom})
     scope_types = frozenset(SCOPES)
     full = frozenset({"all"}) if any(issubclass(t, _LEAVES) for t in dispatch) else frozenset()
-    fields_of: dict[type[ast.AST], tuple[str, ...]] = {}
+    fields_of: dict[type[Any], tuple[str, ...]] = {}
     node_type = ast.AST
     leave = object()  # marks where a scope's children end
     stack: list[Any] = [root]
-    push, pop = stack.append, stack.pop
+    push, extend, pop = stack.append, stack.extend, stack.pop
     while stack:
         node = pop()
-        if node is leave:
-            scopes.pop()
-            continue
         kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            if node is leave:
+                scopes.pop()
+                continue
+            if not issubclass(kind, node_type):
+                continue
+            fields = fields_of[kind] = _fields(kind, full)
         if kind in imports:
             record_import(node)
         visits = dispatch.get(kind)
         if visits:
             for visit in visits:
                 findings.extend(visit(node))
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = _fields(kind, full)
         if kind in scope_types:
             scopes.append(node)
             push(leave)
-        start = len(stack)
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
-                for item in value:
-                    if isinstance(item, node_type):
-                        push(item)
-            elif isinstance(value, node_type):
+                extend(reversed(value))
+            elif value is not None:
                 push(value)
-        if len(stack) - start > 1:
-            stack[start:] = stack[start:][::-1]

@@ -52,6 +52,17 @@ def _argument(call: ast.Call, index: int, keyword: str) -> Optional[ast.expr]:
 
 def target(ctx: FileContext, call: ast.Call) -> Optional[Target]:
     """The target a patching call names, when it names one statically."""
+    key = ("patch-target", id(call))
+    try:
+        known: Optional[Target] = ctx.memo[key]
+        return known
+    except KeyError:
+        pass
+    ctx.memo[key] = found = _target(ctx, call)
+    return found
+
+
+def _target(ctx: FileContext, call: ast.Call) -> Optional[Target]:
     patcher = ctx.qualname(call.func)
     if patcher is None:
         return None

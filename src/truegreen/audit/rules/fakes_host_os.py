@@ -49,6 +49,8 @@ class FakesHostOs(Rule):
     code = "TG301"
     name = "fakes-host-os"
     nodes = (ast.Call, ast.Assign)
+    triggers = ("platform", "os.name", '"name"', "'name'", "uname", "getwindowsversion", "_WIN",
+                "_MAC", "_OSX", "_DARWIN", "_LINUX", "_POSIX")  # fmt: skip
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if isinstance(node, ast.Call):

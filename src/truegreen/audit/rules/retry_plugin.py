@@ -68,6 +68,7 @@ class RetryPlugin(Rule):
     code = "TG403"
     name = "retry-plugin"
     nodes = (ast.Attribute, ast.Name)
+    triggers = ("flaky", "rerun", "retry")  # the marks' and the decorator's names
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         # Every name and attribute comes here: look further only at the few spellings.

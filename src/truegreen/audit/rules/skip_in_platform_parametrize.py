@@ -53,6 +53,7 @@ class SkipInPlatformParametrize(Rule):
     code = "TG303"
     name = "skip-in-platform-parametrize"
     nodes = (ast.If, ast.Call)
+    triggers = ("skip(",)
 
     def begin(self) -> Iterator[Finding]:
         self._params: dict[int, frozenset[str]] = {}  # id(test) -> its platform parameters

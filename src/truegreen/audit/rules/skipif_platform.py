@@ -54,6 +54,7 @@ class SkipifPlatform(Rule):
     code = "TG302"
     name = "skipif-platform"
     nodes = (ast.Call,)
+    triggers = ("skipif", "skipIf", "skipUnless")
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         assert isinstance(node, ast.Call)

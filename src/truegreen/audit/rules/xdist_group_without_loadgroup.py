@@ -54,6 +54,7 @@ class XdistGroupWithoutLoadgroup(Rule):
     code = "TG404"
     name = "xdist-group-without-loadgroup"
     nodes = (ast.Attribute,)
+    triggers = ("xdist_group",)
 
     def begin(self) -> Iterator[Finding]:
         self.grouped = schedules_by_group(self.ctx.project)
