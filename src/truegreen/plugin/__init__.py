@@ -152,15 +152,20 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[CONFIG_KEY]
     if not settings.enabled:
         return
+    guarded = settings.writes != "off" or settings.network != "allow" or settings.deny_programs
     if settings.hermetic:
         from truegreen.plugin.hermetic import HermeticPlugin
 
-        HermeticPlugin.register(config, settings)
+        hermetic = HermeticPlugin.register(config, settings)
+        if guarded:
+            from truegreen.plugin.hints import HintsPlugin
+
+            HintsPlugin.register(config, hermetic)  # before the guards: see its register()
     if settings.tree_guard != "off":
         from truegreen.plugin.treeguard import TreeGuardPlugin
 
         TreeGuardPlugin.register(config, settings)
-    if settings.writes != "off" or settings.network != "allow" or settings.deny_programs:
+    if guarded:
         from truegreen.plugin.ambient import AmbientReads
         from truegreen.plugin.guards import GuardsPlugin
 

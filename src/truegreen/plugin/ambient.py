@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.plugin.stash import HERMETIC_KEY
+from truegreen.plugin.stash import AMBIENT_KEY, HERMETIC_KEY
 
 # Variables every process reads and no test result should hinge on.
 ORDINARY = frozenset(
@@ -67,12 +67,17 @@ class AmbientReads:
         self.keep = frozenset(settings.keep_env)
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
+        # The failure hints: names the seal cleared for this test, and which of them it
+        # asked for and did not find.
+        self.watch: frozenset[str] = frozenset()
+        self.misses: set[str] = set()
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
         self._original: Optional[Callable[[Any, str], str]] = None
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
         plugin = cls(config, settings, frozenset(os.environ))
+        config.stash[AMBIENT_KEY] = plugin
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
 
     def pytest_sessionstart(self) -> None:
@@ -80,7 +85,12 @@ class AmbientReads:
         plugin = self
 
         def __getitem__(environ: Any, key: str) -> str:
-            value: str = original(environ, key)
+            try:
+                value: str = original(environ, key)
+            except KeyError:
+                if key in plugin.watch and environ is os.environ:
+                    plugin.misses.add(key)
+                raise
             reads = plugin.reads
             if reads is not None and environ is os.environ:
                 reads.add(key)

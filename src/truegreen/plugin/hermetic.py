@@ -153,6 +153,7 @@ class HermeticPlugin:
         self.removed: Counter[str] = Counter()
         self.ambient: list[str] = []
         self.current: Optional[Hermetic] = None
+        self.on_seal: Optional[Callable[[Hermetic], None]] = None  # the failure hints' start
         self._item: Optional[pytest.Item] = None
         self._spare: Optional[Path] = None
         self._made = 0
@@ -271,6 +272,8 @@ class HermeticPlugin:
         self.redirect.current = home_text
         for reset in self.resetters:
             reset()
+        if self.on_seal is not None:
+            self.on_seal(sealed)
 
     def _leave(self) -> None:
         self._item = None
