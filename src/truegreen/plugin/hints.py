@@ -67,7 +67,8 @@ class HintsPlugin:
         guard = self.guard
         if guard is not None:
             guard.home = str(sealed.home) + os.sep
-            guard.home_reads = set()
+            if guard.home_reads:
+                guard.home_reads = set()
             self._spawns = len(guard.spawns)
         ambient = self.ambient
         if ambient is not None:
@@ -87,7 +88,6 @@ class HintsPlugin:
         self.sealed = self.hinted = None
         if self.guard is not None:
             self.guard.home = None
-            self.guard.home_reads = set()
         if self.ambient is not None:
             self.ambient.watch = frozenset()
 
