@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from truegreen.core.errors import TruegreenError
-from truegreen.plugin.stash import CONFIG_KEY
+from truegreen.plugin.stash import CONFIG_KEY, HERMETIC_KEY
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -156,11 +156,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.hermetic:
         from truegreen.plugin.hermetic import HermeticPlugin
 
-        hermetic = HermeticPlugin.register(config, settings)
-        if guarded:
-            from truegreen.plugin.hints import HintsPlugin
-
-            HintsPlugin.register(config, hermetic)  # before the guards: see its register()
+        HermeticPlugin.register(config, settings)
     if settings.tree_guard != "off":
         from truegreen.plugin.treeguard import TreeGuardPlugin
 
@@ -169,8 +165,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.ambient import AmbientReads
         from truegreen.plugin.guards import GuardsPlugin
 
-        GuardsPlugin.register(config, settings)
-        AmbientReads.register(config, settings)
+        guards = GuardsPlugin.register(config, settings)
+        ambient = AmbientReads.register(config, settings)
+        if settings.hermetic:
+            from truegreen.plugin.hints import FailureHints
+
+            FailureHints.install(config.stash[HERMETIC_KEY], guards, ambient)
     from truegreen.plugin.integrity import IntegrityPlugin
     from truegreen.plugin.platforms import PlatformsPlugin
 

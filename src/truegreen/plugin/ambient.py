@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.plugin.stash import AMBIENT_KEY, HERMETIC_KEY
+from truegreen.plugin.stash import HERMETIC_KEY
 
 # Variables every process reads and no test result should hinge on.
 ORDINARY = frozenset(
@@ -75,10 +75,10 @@ class AmbientReads:
         self._original: Optional[Callable[[Any, str], str]] = None
 
     @classmethod
-    def register(cls, config: pytest.Config, settings: Config) -> None:
+    def register(cls, config: pytest.Config, settings: Config) -> AmbientReads:
         plugin = cls(config, settings, frozenset(os.environ))
-        config.stash[AMBIENT_KEY] = plugin
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
+        return plugin
 
     def pytest_sessionstart(self) -> None:
         original = os._Environ.__getitem__

@@ -153,7 +153,9 @@ class HermeticPlugin:
         self.removed: Counter[str] = Counter()
         self.ambient: list[str] = []
         self.current: Optional[Hermetic] = None
-        self.on_seal: Optional[Callable[[Hermetic], None]] = None  # the failure hints' start
+        # The failure hints watch a test from its seal to its unseal.
+        self.on_seal: Optional[Callable[[Hermetic], None]] = None
+        self.on_unseal: Optional[Callable[[], None]] = None
         self._item: Optional[pytest.Item] = None
         self._spare: Optional[Path] = None
         self._made = 0
@@ -280,6 +282,8 @@ class HermeticPlugin:
         sealed, self.current = self.current, None
         if sealed is None:
             return
+        if self.on_unseal is not None:
+            self.on_unseal()
         self.redirect.current = None
         now = _snapshot()
         if sealed._after == now:

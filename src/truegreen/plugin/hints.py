@@ -1,8 +1,10 @@
 """Failure hints: a failing sealed test's report says what the seal took away that it reached for.
 
-While a sealed test runs, the guards note its reads under its home and the identity of the
-git commands it starts, and the ambient-reads patch notes the cleared variables it asked
-for; nothing more, and only then. The lines are written only into a failing report.
+From a test's seal to its unseal, the guards note its reads under its home and the identity of
+the git commands it starts, and the ambient-reads patch notes the cleared variables it asked
+for; nothing more, and only then. No hook of its own: the hermetic plugin calls ``start`` and
+``stop``, and the guards hand it each report once they have read the children's records and
+failed the report for any violation.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from typing import Any, Optional
 import pytest
 
 from truegreen.core.hints import Reached, hint_lines, home_relative
-from truegreen.guards.runtime import Guard
 from truegreen.plugin.ambient import AmbientReads
 from truegreen.plugin.hermetic import Hermetic, HermeticPlugin
-from truegreen.plugin.stash import AMBIENT_KEY, GUARDS_KEY
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from truegreen.plugin.guards import GuardsPlugin
 
 SECTION = "truegreen hint"
 
@@ -33,14 +37,15 @@ def attach(report: pytest.TestReport, lines: list[str]) -> None:
         report.sections.append((SECTION, text))
 
 
-class HintsPlugin:
-    """Registered when the hermetic environment and the guards are both on."""
+class FailureHints:
+    """Set up when the hermetic environment and the guards are both on."""
 
-    def __init__(self, config: pytest.Config, hermetic: HermeticPlugin) -> None:
-        self.config = config
+    def __init__(
+        self, hermetic: HermeticPlugin, guards: GuardsPlugin, ambient: AmbientReads
+    ) -> None:
         self.hermetic = hermetic
-        self.guard: Optional[Guard] = None
-        self.ambient: Optional[AmbientReads] = None
+        self.guards = guards
+        self.ambient = ambient
         self.sealed: Optional[Hermetic] = None
         self.hinted: Optional[str] = None
         self._spawns = 0  # the guard's spawns before this test
@@ -48,54 +53,46 @@ class HintsPlugin:
         self._declared: frozenset[str] = frozenset()
 
     @classmethod
-    def register(cls, config: pytest.Config, hermetic: HermeticPlugin) -> None:
-        plugin = cls(config, hermetic)
-        hermetic.on_seal = plugin.start
-        # Registered before the guards: of two tryfirst hooks pluggy runs the later-registered
-        # first, so the guards have read the children's records (and failed a report for a
-        # violation) before the hints look.
-        config.pluginmanager.register(plugin, "truegreen-hints")
-
-    def pytest_sessionstart(self) -> None:
-        guards = self.config.stash.get(GUARDS_KEY, None)
-        self.guard = guards.guard if guards is not None else None
-        self.ambient = self.config.stash.get(AMBIENT_KEY, None)
+    def install(
+        cls, hermetic: HermeticPlugin, guards: GuardsPlugin, ambient: AmbientReads
+    ) -> FailureHints:
+        hints = cls(hermetic, guards, ambient)
+        hermetic.on_seal, hermetic.on_unseal = hints.start, hints.stop
+        guards.hints = hints
+        return hints
 
     def start(self, sealed: Hermetic) -> None:
         """The seal is on: watch what this test reaches for."""
         self.sealed = sealed
-        guard = self.guard
+        guard = self.guards.guard
         if guard is not None:
             guard.home = str(sealed.home) + os.sep
             if guard.home_reads:
                 guard.home_reads = set()
             self._spawns = len(guard.spawns)
         ambient = self.ambient
-        if ambient is not None:
-            if sealed.cleared != self._cleared:
-                reason = self.hermetic.seal.reason
-                self._cleared = sealed.cleared
-                self._declared = frozenset(
-                    name for name in sealed.cleared if (reason(name) or "").startswith("declared")
-                )
-            ambient.watch = self._declared
-            if ambient.misses:
-                ambient.misses = set()
+        if sealed.cleared != self._cleared:
+            reason = self.hermetic.seal.reason
+            self._cleared = sealed.cleared
+            self._declared = frozenset(
+                name for name in sealed.cleared if (reason(name) or "").startswith("declared")
+            )
+        ambient.watch = self._declared
+        if ambient.misses:
+            ambient.misses = set()
 
-    def pytest_runtest_logfinish(self) -> None:
-        if self.sealed is None:
-            return
+    def stop(self) -> None:
+        """The seal is off: stop watching (a teardown failure gets no hint)."""
         self.sealed = self.hinted = None
-        if self.guard is not None:
-            self.guard.home = None
-        if self.ambient is not None:
-            self.ambient.watch = frozenset()
+        if self.guards.guard is not None:
+            self.guards.guard.home = None
+        self.ambient.watch = frozenset()
 
     def reached(self, nodeid: str, sealed: Hermetic) -> Reached:
         """What the running test reached for that its seal took away."""
         missing: tuple[str, ...] = ()
         git: tuple[str, ...] = ()
-        guard = self.guard
+        guard = self.guards.guard
         if guard is not None:
             absent = [path for path in guard.home_reads if not os.path.exists(path)]
             missing = tuple(home_relative(absent, str(sealed.home), os.sep))
@@ -105,7 +102,7 @@ class HintsPlugin:
                 if spawn.anonymous and spawn.test == nodeid
             )
         cleared: tuple[tuple[str, str], ...] = ()
-        if self.ambient is not None and self.ambient.misses:
+        if self.ambient.misses:
             reason = self.hermetic.seal.reason
             # Still absent: monkeypatch.setenv() also asks for the old value before setting it.
             cleared = tuple(
@@ -115,8 +112,8 @@ class HintsPlugin:
             )
         return Reached(missing=missing, git=git, cleared=cleared)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def explain(self, report: pytest.TestReport) -> None:
+        """Add the hint to the first failing report of a sealed test, if it reached for any."""
         sealed = self.sealed
         if not report.failed or sealed is None or self.hinted == report.nodeid:
             return

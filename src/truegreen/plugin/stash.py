@@ -9,13 +9,11 @@ import pytest
 from truegreen.core.config import Config
 
 if TYPE_CHECKING:
-    from truegreen.plugin.ambient import AmbientReads
     from truegreen.plugin.guards import GuardsPlugin
     from truegreen.plugin.hermetic import HermeticPlugin
 
 CONFIG_KEY = pytest.StashKey[Config]()
 HERMETIC_KEY: pytest.StashKey[HermeticPlugin] = pytest.StashKey()
 GUARDS_KEY: pytest.StashKey[GuardsPlugin] = pytest.StashKey()
-AMBIENT_KEY: pytest.StashKey[AmbientReads] = pytest.StashKey()
 # Node ids this shard left to the other shards: not deselected by the user, not missing.
 SHARDED_OUT_KEY = pytest.StashKey[set[str]]()
