@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from truegreen.guards.records import Spawn, from_record
 from truegreen.guards.spawns import git_verb, program_of
 
 
@@ -26,3 +27,14 @@ def test_program_of(executable: object, args: object, expected: tuple[str, objec
 
 def test_git_without_a_verb() -> None:
     assert git_verb(["git", "--version"]) is None
+
+
+def test_a_spawn_record_round_trips_and_an_older_one_reads_as_not_anonymous() -> None:
+    spawn = Spawn("t.py::test", "git", "commit", "t.py:3", 42, anonymous=True)
+    again = from_record(spawn.record())
+    assert isinstance(again, Spawn)
+    assert (again.verb, again.anonymous) == ("commit", True)
+    older = {k: v for k, v in spawn.record().items() if k != "anonymous"}
+    read = from_record(older)
+    assert isinstance(read, Spawn)
+    assert read.anonymous is False

@@ -21,6 +21,8 @@ def activate(guard: Guard) -> None:
     listeners = {}
     if guard.policy.writes != "off":
         listeners.update(writes.listeners(guard))
+    else:
+        listeners["open"] = writes.reads_listener(guard)
     if guard.policy.network != "allow":
         listeners.update(network.listeners(guard))
     listeners.update(spawns.listeners(guard))

@@ -49,15 +49,23 @@ class Violation:
 
 
 class Spawn:
-    """One program started by a test: its basename and, for git, the verb."""
+    """One program started by a test: its basename and, for git, the verb, and whether it
+    needed an author identity that nothing configured (``anonymous``)."""
 
-    __slots__ = ("pid", "program", "site", "test", "verb")
+    __slots__ = ("anonymous", "pid", "program", "site", "test", "verb")
     FIELDS = __slots__
 
     def __init__(
-        self, test: Optional[str], program: str, verb: Optional[str], site: str, pid: int
+        self,
+        test: Optional[str],
+        program: str,
+        verb: Optional[str],
+        site: str,
+        pid: int,
+        anonymous: bool = False,
     ) -> None:
         self.test, self.program, self.verb, self.site, self.pid = test, program, verb, site, pid
+        self.anonymous = anonymous
 
     @property
     def name(self) -> str:
@@ -85,7 +93,8 @@ def from_record(data: dict[str, Any]) -> Optional[object]:
         if data.get("event") == "violation":
             return Violation(**{f: data[f] for f in Violation.FIELDS})
         if data.get("event") == "spawn":
-            return Spawn(**{f: data[f] for f in Spawn.FIELDS})
+            fields = {f: data[f] for f in Spawn.FIELDS if f != "anonymous"}
+            return Spawn(**fields, anonymous=bool(data.get("anonymous")))
     except (KeyError, TypeError):
         return None
     return None

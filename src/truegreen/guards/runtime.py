@@ -34,6 +34,10 @@ class Guard:
         self.listening: set[tuple[str, int]] = set()  # (tcp|udp, port) in this process
         self.remote: set[tuple[str, int]] = set()  # ... in other processes of this run
         self.spawned = False
+        # The failure hints: while a sealed test runs, ``home`` is its home (with a trailing
+        # separator) and ``home_reads`` the paths under it that the test opened to read.
+        self.home: Optional[str] = None
+        self.home_reads: set[str] = set()
         self.tracking: Any = None  # the socket methods network.track_listeners replaced
         self._offsets: dict[str, int] = {}
         self.sink: Optional[StreamWriter] = None
@@ -75,11 +79,22 @@ class Guard:
         self.emit(violation.record())
         return violation
 
-    def record_spawn(self, program: str, verb: Optional[str]) -> None:
-        spawn = Spawn(self.test, program, verb, self.site(), os.getpid())
+    def record_spawn(self, program: str, verb: Optional[str], anonymous: bool = False) -> None:
+        spawn = Spawn(self.test, program, verb, self.site(), os.getpid(), anonymous)
         self.spawned = True
         self.spawns.append(spawn)
         self.emit(spawn.record())
+
+    def note_read(self, path: Any) -> None:
+        """Remember an open for reading under the sealed home, if one is set: the failure
+        hints name those that did not exist."""
+        home = self.home
+        if home is None or isinstance(path, int):
+            return
+        if type(path) is not str:
+            path = os.fsdecode(os.fspath(path))
+        if path.startswith(home):
+            self.home_reads.add(path)
 
     def record_listener(self, protocol: str, port: int) -> None:
         self.listening.add((protocol, port))

@@ -55,14 +55,14 @@ def _words(args: Any) -> list[str]:
     ]
 
 
-def program_of(executable: Any, args: Any) -> tuple[str, Optional[str]]:
-    """(basename, git verb) of what a spawn really runs, looking through ``sh -c`` and ``env``."""
+def command_of(executable: Any, args: Any) -> list[str]:
+    """The words of what a spawn really runs, looking through ``sh -c`` and ``env``."""
     words = _words(args)
     if executable is not None and (not words or basename(executable) not in _SHELLS):
         words = [os.fsdecode(os.fspath(executable)), *words[1:]]
     for _ in range(3):
         if not words:
-            return "?", None
+            return []
         name = basename(words[0])
         if name in _SHELLS and "-c" in words[1:]:
             index = words.index("-c")
@@ -71,6 +71,12 @@ def program_of(executable: Any, args: Any) -> tuple[str, Optional[str]]:
             words = [w for w in words[1:] if "=" not in w and not w.startswith("-")]
         else:
             break
+    return words
+
+
+def program_of(executable: Any, args: Any) -> tuple[str, Optional[str]]:
+    """(basename, git verb) of what a spawn really runs, looking through ``sh -c`` and ``env``."""
+    words = command_of(executable, args)
     name = basename(words[0]) if words else "?"
     return name, git_verb(words) if name == "git" else None
 
@@ -79,28 +85,43 @@ def listeners(guard: Guard) -> dict[str, Listener]:
     """The audit events of the subprocess guard, bound to ``guard``."""
     denied = guard.policy.deny_programs
 
-    def spawn(executable: Any, args: Any) -> None:
+    def spawn(executable: Any, args: Any, env: Any = None, cwd: Any = None) -> None:
         if guard.where is None:
             return
-        program, verb = program_of(executable, args)
+        words = command_of(executable, args)
+        program = basename(words[0]) if words else "?"
         if program in denied:
             violation = guard.report("program", "start", program, blocked=True)
             raise ProgramDenied(
                 f"truegreen: {violation.where} may not start {program!r}: it is in "
                 "deny-programs in [tool.truegreen]. Use a test double for it"
             )
-        guard.record_spawn(program, verb)
+        verb, anonymous = None, False
+        if program == "git":
+            verb = git_verb(words)
+            anonymous = _anonymous(words, env, cwd)
+        guard.record_spawn(program, verb, anonymous)
 
     return {
-        "subprocess.Popen": lambda a: spawn(a[0], a[1]),
+        "subprocess.Popen": lambda a: spawn(a[0], a[1], a[3], a[2]),
         "os.system": lambda a: spawn(None, a[0]),
-        "os.exec": lambda a: spawn(a[0], a[1]),
-        "os.posix_spawn": lambda a: spawn(a[0], a[1]),
-        "os.spawn": lambda a: spawn(a[1], a[2]),
+        "os.exec": lambda a: spawn(a[0], a[1], a[2]),
+        "os.posix_spawn": lambda a: spawn(a[0], a[1], a[2]),
+        "os.spawn": lambda a: spawn(a[1], a[2], a[3]),
         "os.startfile": lambda a: spawn(a[0], [a[0]]),
         "os.fork": lambda a: _forked(guard),
         "os.forkpty": lambda a: _forked(guard),
     }
+
+
+def _anonymous(words: list[str], env: Any, cwd: Any) -> bool:
+    """Whether a git command needs an identity it lacks; never an error in the user's spawn."""
+    from truegreen.guards.identity import anonymous
+
+    try:
+        return anonymous(words, env if hasattr(env, "get") else None, cwd)
+    except Exception:  # a hint is advice: whatever went wrong, the program still starts
+        return False
 
 
 def _forked(guard: Guard) -> None:

@@ -47,8 +47,19 @@ def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
     return os.path.realpath(text)
 
 
+def reads_listener(guard: Guard) -> Listener:
+    """Only the reads the failure hints want, for when the write guard is off."""
+
+    def on_open(args: tuple[Any, ...]) -> None:
+        if guard.home is not None and not args[2] & _WRITE_FLAGS:
+            guard.note_read(args[0])
+
+    return on_open
+
+
 def listeners(guard: Guard) -> dict[str, Listener]:
-    """The audit events of the write guard, bound to ``guard``."""
+    """The audit events of the write guard, bound to ``guard``; its ``open`` listener also
+    notes the reads the failure hints want."""
     policy = guard.policy
     roots = policy.roots
     block = policy.writes == "block"
@@ -77,6 +88,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         path, _mode, flags = args
         if flags & _WRITE_FLAGS:
             check("open for writing", path)
+        elif guard.home is not None:
+            guard.note_read(path)
 
     def two(operation: str) -> Callable[[tuple[Any, ...]], None]:
         def on(args: tuple[Any, ...]) -> None:

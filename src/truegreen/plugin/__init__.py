@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from truegreen.core.errors import TruegreenError
-from truegreen.plugin.stash import CONFIG_KEY
+from truegreen.plugin.stash import CONFIG_KEY, HERMETIC_KEY
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -154,6 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[CONFIG_KEY]
     if not settings.enabled:
         return
+    guarded = settings.writes != "off" or settings.network != "allow" or settings.deny_programs
     if settings.hermetic:
         from truegreen.plugin.hermetic import HermeticPlugin
 
@@ -162,12 +163,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.treeguard import TreeGuardPlugin
 
         TreeGuardPlugin.register(config, settings)
-    if settings.writes != "off" or settings.network != "allow" or settings.deny_programs:
+    if guarded:
         from truegreen.plugin.ambient import AmbientReads
         from truegreen.plugin.guards import GuardsPlugin
 
-        GuardsPlugin.register(config, settings)
-        AmbientReads.register(config, settings)
+        guards = GuardsPlugin.register(config, settings)
+        ambient = AmbientReads.register(config, settings)
+        if settings.hermetic:
+            from truegreen.plugin.hints import FailureHints
+
+            FailureHints.install(config.stash[HERMETIC_KEY], guards, ambient)
     from truegreen.plugin.integrity import IntegrityPlugin
     from truegreen.plugin.platforms import PlatformsPlugin
 

@@ -67,20 +67,30 @@ class AmbientReads:
         self.keep = frozenset(settings.keep_env)
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
+        # The failure hints: names the seal cleared for this test, and which of them it
+        # asked for and did not find.
+        self.watch: frozenset[str] = frozenset()
+        self.misses: set[str] = set()
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
         self._original: Optional[Callable[[Any, str], str]] = None
 
     @classmethod
-    def register(cls, config: pytest.Config, settings: Config) -> None:
+    def register(cls, config: pytest.Config, settings: Config) -> AmbientReads:
         plugin = cls(config, settings, frozenset(os.environ))
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
+        return plugin
 
     def pytest_sessionstart(self) -> None:
         original = os._Environ.__getitem__
         plugin = self
 
         def __getitem__(environ: Any, key: str) -> str:
-            value: str = original(environ, key)
+            try:
+                value: str = original(environ, key)
+            except KeyError:
+                if key in plugin.watch and environ is os.environ:
+                    plugin.misses.add(key)
+                raise
             reads = plugin.reads
             if reads is not None and environ is os.environ:
                 reads.add(key)

@@ -12,7 +12,7 @@ import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
 
@@ -23,6 +23,9 @@ from truegreen.guards.policy import POLICY_FILE, RUN_VAR, TEST_VAR, Policy, pars
 from truegreen.guards.records import Violation
 from truegreen.guards.runtime import Guard
 from truegreen.plugin.stash import GUARDS_KEY
+
+if TYPE_CHECKING:
+    from truegreen.plugin.hints import FailureHints
 
 NETWORK_MARKER = "truegreen_network"
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
@@ -45,13 +48,15 @@ class GuardsPlugin:
         self.warnings: dict[str, list[Violation]] = defaultdict(list)
         self.outside: list[Violation] = []
         self._saved_env: dict[str, Optional[str]] = {}
+        self.hints: Optional[FailureHints] = None  # set by FailureHints.install
         self._run_mtime = 0
 
     @classmethod
-    def register(cls, config: pytest.Config, settings: Config) -> None:
+    def register(cls, config: pytest.Config, settings: Config) -> GuardsPlugin:
         plugin = cls(config, settings)
         config.stash[GUARDS_KEY] = plugin
         config.pluginmanager.register(plugin, "truegreen-guards")
+        return plugin
 
     # -- session ----------------------------------------------------------------
 
@@ -193,7 +198,8 @@ class GuardsPlugin:
         """Fail the report of the phase a violation happened in, before anyone reads it.
 
         pytest decides whether to run a test's call from this very report object, so a
-        violation during setup stops the test like any setup error.
+        violation during setup stops the test like any setup error. The failure hints see
+        the report last, with the children's records read.
         """
         if self.guard is None:
             return
@@ -203,13 +209,18 @@ class GuardsPlugin:
                 mine.append(violation)
             else:
                 self.outside.append(violation)
-        if not mine:
-            return
+        if mine:
+            self._fail(report, mine, self.guard.policy)
+        if self.hints is not None:
+            self.hints.explain(report)
+
+    def _fail(self, report: pytest.TestReport, mine: list[Violation], policy: Policy) -> None:
+        """Record this test's violations; fail its report unless they are only warnings."""
         warn = self.settings.writes == "warn"
         failing = [v for v in mine if not (warn and v.kind == "write")]
         for v in mine:
             (self.failures if v in failing else self.warnings)[report.nodeid].append(v)
-        text = explain(mine, self.guard.policy)
+        text = explain(mine, policy)
         if failing and report.passed:
             report.outcome = "failed"
             report.longrepr = text

@@ -157,6 +157,9 @@ class HermeticPlugin:
         self.removed: Counter[str] = Counter()
         self.ambient: list[str] = []
         self.current: Optional[Hermetic] = None
+        # The failure hints watch a test from its seal to its unseal.
+        self.on_seal: Optional[Callable[[Hermetic], None]] = None
+        self.on_unseal: Optional[Callable[[], None]] = None
         self._item: Optional[pytest.Item] = None
         self._next: Optional[pytest.Item] = None  # the item after the one running
         self._held: Optional[Hermetic] = None  # a seal left on between two tests
@@ -296,6 +299,8 @@ class HermeticPlugin:
         self.redirect.current = home_text
         for reset in self.resetters:
             reset()
+        if self.on_seal is not None:
+            self.on_seal(sealed)
 
     def _continue(self, item: pytest.Item, sealed: Hermetic) -> None:
         """Seal the next test with the seal the last one left on: only a new home to set,
@@ -320,6 +325,8 @@ class HermeticPlugin:
         self.removed.update(sealed.cleared)
         for reset in self.resetters:
             reset()
+        if self.on_seal is not None:
+            self.on_seal(sealed)
 
     def _may_hold(self, item: Optional[pytest.Item]) -> bool:
         """Whether the seal may stay on until the next test: nothing but the test's own
@@ -349,6 +356,8 @@ class HermeticPlugin:
         sealed, self.current = self.current, None
         if sealed is None:
             return
+        if self.on_unseal is not None:
+            self.on_unseal()
         now = _snapshot()
         self._give_back(sealed.home)
         if sealed._after == now and self._may_hold(item):
