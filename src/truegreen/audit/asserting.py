@@ -45,8 +45,10 @@ class Function:
 
     node: ast.FunctionDef | ast.AsyncFunctionDef
     cls: Optional[str]
-    asserts: bool = False
+    asserts: bool = False  # an assert or raise of its own; see Summary.resolve for calls
     calls: list[str] = field(default_factory=list)  # dotted callees, "self.m" for methods
+    call_nodes: list[ast.Call] = field(default_factory=list)  # read only when needed
+    resolved: bool = False
     fixture: Optional[str] = None  # the fixture name, when it is one
     requests: list[str] = field(default_factory=list)  # fixtures it asks for by parameter
 
@@ -56,6 +58,7 @@ class Summary:
     """One module's functions, methods and fixtures."""
 
     path: Path
+    ctx: Optional[FileContext] = None  # the file's context, to resolve calls when asked
     functions: dict[str, Function] = field(default_factory=dict)
     methods: dict[tuple[str, str], Function] = field(default_factory=dict)
     bases: dict[str, list[str]] = field(default_factory=dict)
@@ -71,14 +74,25 @@ class Summary:
         elif isinstance(node, ast.Assert) or (isinstance(node, ast.Raise) and node.exc):
             self._mark(ctx)
         elif isinstance(node, ast.Call):
+            # Kept, not read: most tests assert with a statement of their own, and then what
+            # they call never matters (see resolve).
+            for function in self._enclosing(ctx):
+                function.call_nodes.append(node)
+
+    def resolve(self, ctx: FileContext, function: Function) -> None:
+        """Read a function's calls: asserting ones mark it, the rest become its callees."""
+        if function.resolved:
+            return
+        function.resolved = True
+        for node in function.call_nodes:
             name = ctx.qualname(node.func)
             func = node.func
             last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name in ASSERTING or last in LINE_MATCHERS or CHECKING.match(last):
-                self._mark(ctx)
-            elif name is not None:
-                for function in self._enclosing(ctx):
-                    function.calls.append(name)
+                function.asserts = True
+                return
+            if name is not None:
+                function.calls.append(name)
 
     def _define(self, ctx: FileContext, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         scopes = ctx.scopes
@@ -159,7 +173,7 @@ def summarize(project: Project, path: Path) -> Optional[Summary]:
 
 def _walk(project: Project, path: Path, tree: ast.Module) -> Summary:
     ctx = FileContext(project, path, path.name, "", tree)
-    summary = Summary(path)
+    summary = Summary(path, ctx)
 
     def walk(node: ast.AST) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -201,6 +215,8 @@ class Resolver:
         key = id(function.node)
         if key not in self._memo:
             self._memo[key] = False  # a cycle asserts only through another path
+            if not function.asserts and summary.ctx is not None:
+                summary.resolve(summary.ctx, function)
             self._memo[key] = function.asserts or self._through(summary, function)
         return self._memo[key]
 

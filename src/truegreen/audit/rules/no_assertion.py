@@ -70,7 +70,7 @@ class NoAssertion(Rule):
     )
 
     def begin(self) -> Iterator[Finding]:
-        self.summary = Summary(self.ctx.path)
+        self.summary = Summary(self.ctx.path, self.ctx)
         return iter(())
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
