@@ -120,3 +120,23 @@ def test_may_name_is_true_wherever_qualname_could_end_in_the_name() -> None:
     last = frozenset({"sleep"})
     assert [ctx.may_name(value, last) for value in values] == [True, True, True, False, True]
     assert [ctx.qualname(v) for v in values[:4]] == ["time.sleep", "time.sleep", "sleep", "wait"]
+
+
+class SeesSomeCalls(Rule):
+    code, name = "TG995", "sees-some-calls"
+    kinds = frozenset({"test"})
+    nodes = (ast.Call,)
+    calls = frozenset({"sleep"})
+
+    def visit(self, node: ast.AST) -> Iterator[Finding]:
+        yield self.finding(node, "seen")
+
+
+def test_a_rule_with_callees_sees_only_those_calls_under_any_import_name() -> None:
+    """Ablation: replace `node_type is ast.Call and rule.calls` with `False` in
+    `src/truegreen/audit/engine.py`."""
+    source = (
+        "import time\nfrom time import sleep as nap\n"
+        "time.sleep(1)\nnap(2)\nprint(3)\nlen([])\n(lambda: 0)()\n"
+    )
+    assert [f.line for f in walk(source, [SeesSomeCalls])] == [3, 4]

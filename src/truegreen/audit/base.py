@@ -208,6 +208,10 @@ class Rule:
     # Texts one of which must occur in a file's source for the rule to have anything to find;
     # empty means always run. Lets the engine skip a rule, or the whole walk, on a plain read.
     triggers: ClassVar[tuple[str, ...]] = ()
+    # With ast.Call in ``nodes``: only the calls whose callee's last name, through the file's
+    # imports, is one of these (``sleep`` for ``time.sleep``, ``t.sleep`` and ``nap`` after
+    # ``from time import sleep as nap``); empty means every call.
+    calls: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from truegreen.audit.base import SCOPES, FileContext, Finding, Project, Rule
 
@@ -25,12 +25,17 @@ def check_source(
     active = [rule(ctx) for rule in rules if ctx.kind in rule.kinds and rule.wants(source)]
     findings: list[Finding] = []
     dispatch: dict[type[ast.AST], list[Visit]] = {}
+    by_callee: dict[str, list[Visit]] = {}
     for rule in active:
         findings.extend(rule.begin())
         for node_type in rule.nodes:
-            dispatch.setdefault(node_type, []).append(rule.visit)
-    if dispatch:
-        _walk(tree, ctx, dispatch, findings)
+            if node_type is ast.Call and rule.calls:
+                for last in rule.calls:
+                    by_callee.setdefault(last, []).append(rule.visit)
+            else:
+                dispatch.setdefault(node_type, []).append(rule.visit)
+    if dispatch or by_callee:
+        _walk(tree, ctx, dispatch, findings, by_callee)
     for rule in active:
         findings.extend(rule.end())
     return findings
@@ -70,6 +75,7 @@ def _walk(
     ctx: FileContext,
     dispatch: dict[type[ast.AST], list[Visit]],
     findings: list[Finding],
+    by_callee: Optional[dict[str, list[Visit]]] = None,
 ) -> None:
     """Pre-order, children in field order (as ``ast.iter_child_nodes``), keeping
     ``ctx.scopes``. An explicit stack rather than recursion: no depth limit on long
@@ -80,6 +86,8 @@ def _walk(
     is dropped when it comes off."""
     scopes = ctx.scopes
     record_import = ctx.record_import
+    aliases = ctx.aliases
+    call, attribute, name_type = ast.Call, ast.Attribute, ast.Name
     imports = frozenset({ast.Import, ast.ImportFrom})
     scope_types = frozenset(SCOPES)
     full = frozenset({"all"}) if any(issubclass(t, _LEAVES) for t in dispatch) else frozenset()
@@ -105,6 +113,18 @@ def _walk(
         if visits:
             for visit in visits:
                 findings.extend(visit(node))
+        if kind is call and by_callee:
+            func = node.func
+            if type(func) is attribute:
+                last = func.attr
+            elif type(func) is name_type:
+                last = aliases.get(func.id, func.id).rpartition(".")[2]
+            else:
+                last = ""
+            visits = by_callee.get(last)
+            if visits:
+                for visit in visits:
+                    findings.extend(visit(node))
         if kind in scope_types:
             scopes.append(node)
             push(leave)

@@ -2,6 +2,7 @@ import asyncio
 import time
 import time as clock
 from time import sleep
+from time import sleep as nap
 
 import pytest
 
@@ -66,3 +67,7 @@ def test_polls_a_bounded_number_of_times(server):
         if server.ready():
             break
         time.sleep(0.1)
+
+
+def test_sleeps_under_another_name():
+    nap(1)  # expect: TG402

@@ -49,6 +49,7 @@ class FakesHostOs(Rule):
     code = "TG301"
     name = "fakes-host-os"
     nodes = (ast.Call, ast.Assign)
+    calls = frozenset({"patch", "object", "setattr", "delattr"})
     triggers = ("platform", "os.name", '"name"', "'name'", "uname", "getwindowsversion", "_WIN",
                 "_MAC", "_OSX", "_DARWIN", "_LINUX", "_POSIX")  # fmt: skip
 

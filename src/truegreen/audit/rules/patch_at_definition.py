@@ -56,6 +56,7 @@ class PatchAtDefinition(Rule):
     name = "patch-at-definition"
     triggers = ("patch", "setattr", "delattr")  # without one, the file has nothing to find
     nodes = (ast.Call,)
+    calls = frozenset({"patch", "object", "setattr", "delattr"})
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         assert isinstance(node, ast.Call)

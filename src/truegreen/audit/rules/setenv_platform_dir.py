@@ -69,6 +69,7 @@ class SetenvPlatformDir(Rule):
     code = "TG204"
     name = "setenv-platform-dir"
     nodes = (ast.Call, ast.Assign)
+    calls = frozenset({"setenv", "update", "dict"})
     triggers = ("HOME", "APPDATA", "XDG_", "USERPROFILE")
 
     def begin(self) -> Iterator[Finding]:

@@ -53,6 +53,7 @@ class SkipInPlatformParametrize(Rule):
     code = "TG303"
     name = "skip-in-platform-parametrize"
     nodes = (ast.If, ast.Call)
+    calls = frozenset({"skip"})
     triggers = ("skip(",)
 
     def begin(self) -> Iterator[Finding]:

@@ -54,6 +54,7 @@ class SkipifPlatform(Rule):
     code = "TG302"
     name = "skipif-platform"
     nodes = (ast.Call,)
+    calls = frozenset({"skipif", "skipIf", "skipUnless"})
     triggers = ("skipif", "skipIf", "skipUnless")
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:

@@ -48,6 +48,7 @@ class SleepInTest(Rule):
     code = "TG402"
     name = "sleep-in-test"
     nodes = (ast.Call, ast.While, ast.For, ast.AsyncFor)
+    calls = LAST
     triggers = ("sleep",)
 
     def begin(self) -> Iterator[Finding]:

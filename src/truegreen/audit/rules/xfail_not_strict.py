@@ -91,6 +91,7 @@ class XfailNotStrict(Rule):
     name = "xfail-not-strict"
     nodes = (ast.Call, ast.Attribute)
     triggers = ("xfail",)
+    calls = XFAIL
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
