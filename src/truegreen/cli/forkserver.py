@@ -53,8 +53,9 @@ def available() -> bool:
     return hasattr(os, "fork") and hasattr(signal, "SIGCHLD") and sys.platform != "win32"
 
 
-def disabled_plugins(pytest_args: Sequence[str]) -> set[str]:
-    """The plugin names ``-p no:NAME`` turns off: the server must not import those."""
+def server_options(pytest_args: Sequence[str]) -> dict[str, Any]:
+    """What the server must leave alone: the plugins ``-p no:NAME`` turns off, and every
+    installed plugin when autoloading is off (the variable or ``--disable-plugin-autoload``)."""
     names: set[str] = set()
     for i, word in enumerate(pytest_args):
         value = None
@@ -64,35 +65,55 @@ def disabled_plugins(pytest_args: Sequence[str]) -> set[str]:
             value = word[2:]
         if value is not None and value.startswith("no:"):
             names.add(value[3:])
-    return names
+    autoload = "--disable-plugin-autoload" not in pytest_args
+    return {"skip": sorted(names), "autoload": autoload}
 
 
 # -- the server ---------------------------------------------------------------------------
 
+# The server's first lines. pytest marks the packages of installed plugins for assertion
+# rewriting and warns about any already imported, so the rewriter goes in first, as in a
+# pytest run, and truegreen itself is imported through it. (An ablation's mutant, served by
+# an import hook, goes in front of it, as the plugin puts it in front in every pytest run.)
+SERVE = """\
+import json, os, sys
+from _pytest.assertion import install_importhook
+from _pytest.config import get_config
+options = json.loads(sys.argv[1])
+options["autoload"] = options["autoload"] and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+config = get_config()
+config._mark_plugins_for_rewrite(install_importhook(config), not options["autoload"])
+if "truegreen.guards.mutant" in sys.modules:
+    sys.modules["truegreen.guards.mutant"].to_front()
+from truegreen.cli.forkserver import serve
+sys.exit(serve(config, options))
+"""
 
-def preload(skip: set[str]) -> None:
-    """Import pytest and the installed plugins' modules, as every pytest run would."""
-    import pytest
-    from _pytest.config import default_plugins, essential_plugins
 
-    del pytest
-    for name in (*essential_plugins, *default_plugins):
-        if name not in skip:
-            _try_import(f"_pytest.{name}")
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        return
-    from importlib import metadata
+def preload(config: Any, options: dict[str, Any]) -> None:
+    """Import the installed plugins' modules while pytest's assertion rewriter is on, as a
+    run would; then take the rewriter off again. ``config`` is a bare pytest Config, which
+    has imported pytest's builtin plugins, read no file and parsed no argument."""
+    try:
+        if not options["autoload"]:
+            return
+        skip = set(options["skip"])
+        from importlib import metadata
 
-    found: Any = metadata.entry_points()  # a dict of groups before Python 3.10
-    group = (
-        found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", ())
-    )
-    for entry in group:
-        if entry.name not in skip:
-            _try_import(entry.value.partition(":")[0])
-    if "truegreen" not in skip:
-        for module in TRUEGREEN_MODULES:
-            _try_import(module)
+        found: Any = metadata.entry_points()  # a dict of groups before Python 3.10
+        group = (
+            found.select(group="pytest11")
+            if hasattr(found, "select")
+            else found.get("pytest11", ())
+        )
+        for entry in group:
+            if entry.name not in skip:
+                _try_import(entry.value.partition(":")[0])
+        if "truegreen" not in skip:
+            for module in TRUEGREEN_MODULES:
+                _try_import(module)
+    finally:
+        config._ensure_unconfigure()
 
 
 def _try_import(module: str) -> None:
@@ -117,9 +138,9 @@ def _send(message: dict[str, Any]) -> None:
         data = data[os.write(1, data) :]
 
 
-def serve(skip: set[str]) -> int:
+def serve(config: Any, options: dict[str, Any]) -> int:
     """The server's loop: fork a child per request, report its pid and its exit status."""
-    preload(skip)
+    preload(config, options)
     why = refusal()
     _send({"ready": why is None, "why": why})
     if why is not None:
@@ -250,6 +271,8 @@ def _as_main(args: Sequence[str]) -> None:
     main.__loader__ = spec.loader if spec else None
     sys.modules["__main__"] = main
     sys.argv = [main.__file__ or "pytest", *args]
+    if sys.path and sys.path[0] == "":  # -c puts the working directory there as ""; -m, in full
+        sys.path[0] = os.getcwd()
 
 
 def _exit_code(code: object) -> int:
@@ -299,7 +322,7 @@ class ForkServer:
     @classmethod
     def start(cls, env: Mapping[str, str], pytest_args: Sequence[str]) -> ForkServer:
         """Start a server in ``env``; raise RuntimeError with the reason when it refuses."""
-        argv = [sys.executable, "-m", "truegreen.cli.forkserver", *disabled_plugins(pytest_args)]
+        argv = [sys.executable, "-c", SERVE, json.dumps(server_options(pytest_args))]
         process = subprocess.Popen(argv, env=dict(env), stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
         assert process.stdout is not None
@@ -310,7 +333,7 @@ class ForkServer:
             ready = {"ready": False, "why": f"it said {hello[:200]!r}"}
         if not ready.get("ready"):
             process.kill()
-            process.wait()
+            process.communicate()  # and close the pipes
             raise RuntimeError(ready.get("why") or "it did not start")
         return cls(process)
 
@@ -366,7 +389,5 @@ class ForkServer:
             self.process.kill()
             self.process.wait()
         self.reader.join(grace)
-
-
-if __name__ == "__main__":
-    sys.exit(serve(set(sys.argv[1:])))
+        if self.process.stdout is not None:
+            self.process.stdout.close()
