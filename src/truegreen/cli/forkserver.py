@@ -91,24 +91,30 @@ sys.exit(serve(config, options))
 
 
 def preload(config: Any, options: dict[str, Any]) -> None:
-    """Import the installed plugins' modules while pytest's assertion rewriter is on, as a
-    run would; then take the rewriter off again. ``config`` is a bare pytest Config, which
-    has imported pytest's builtin plugins, read no file and parsed no argument."""
+    """Import the installed plugins while pytest's assertion rewriter is on, as a run would;
+    then take the rewriter off again. ``config`` is a bare pytest Config, which has imported
+    pytest's builtin plugins, read no file and parsed no argument.
+
+    A plugin is its entry point's module and the packages of its distribution (the names
+    pytest marks for rewriting): plugins import their own package lazily, in a hook, and
+    every run pays for that import again (Hypothesis's, at the end of every session).
+    """
     try:
         if not options["autoload"]:
             return
-        skip = set(options["skip"])
         from importlib import metadata
 
-        found: Any = metadata.entry_points()  # a dict of groups before Python 3.10
-        group = (
-            found.select(group="pytest11")
-            if hasattr(found, "select")
-            else found.get("pytest11", ())
-        )
-        for entry in group:
-            if entry.name not in skip:
-                _try_import(entry.value.partition(":")[0])
+        from _pytest.config import _iter_rewritable_modules
+
+        skip = set(options["skip"])
+        for dist in metadata.distributions():
+            entries = [e for e in dist.entry_points if e.group == "pytest11"]
+            if not entries or any(e.name in skip for e in entries):
+                continue
+            for entry in entries:
+                _try_import(entry.value.partition(":")[0].strip())
+            for name in _iter_rewritable_modules(str(f) for f in dist.files or ()):
+                _try_import(name)
         if "truegreen" not in skip:
             for module in TRUEGREEN_MODULES:
                 _try_import(module)
