@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,13 @@ def test_it_looks_like_python_m_pytest():
     loader = sys.modules["truegreen.plugin"].__loader__
     assert type(loader).__name__ == "AssertionRewritingHook"
 """
+
+
+@pytest.fixture
+def run_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``main(["run", ...])`` in this process, which must not become a child subreaper: the
+    orphans of every later test would be reparented to it and never reaped."""
+    monkeypatch.setattr("truegreen.cli.run.become_subreaper", lambda: False)
 
 
 def server_environment(home: Path, *path: Path) -> dict[str, str]:
@@ -142,6 +150,7 @@ def test_the_server_s_atexit_handlers_and_buffers_stay_the_server_s(
     assert "half a line from the server" not in output.read_text()
 
 
+@pytest.mark.usefixtures("run_in_process")
 def test_a_server_that_started_a_thread_refuses_and_the_run_starts_processes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +187,7 @@ def test_parent():
     [([], True, True), (["--no-fork-server"], True, False), ([], False, False)],
     ids=["forked", "asked-not-to", "no-fork-on-this-platform"],
 )
+@pytest.mark.usefixtures("run_in_process")
 def test_files_are_forked_by_the_server_unless_asked_or_unable(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -232,3 +242,32 @@ def test_guards_and_metrics_work_in_every_forked_child(tmp_path: Path) -> None:
         "test_b.py::test_passes",
         "test_b.py::test_writes_into_the_project",
     ]
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-fork-server"]], ids=["forked", "new-processes"])
+def test_the_deadline_ends_each_file_s_tree_with_124_and_names_the_running_test(
+    tmp_path: Path, flags: list[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    pid_file = tmp_path / "grandchild.pid"
+    (project / "test_quick.py").write_text("def test_quick():\n    pass\n")
+    (project / "test_hang.py").write_text(
+        "import subprocess, time\n\n"
+        "def test_hang():\n"
+        "    child = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "    time.sleep(300)\n"
+    )
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "truegreen", "run", "--deadline", "6",
+                           "--isolate-files", "-j", "2", *flags, "--", "-q",
+                           "-p", "no:cacheprovider"],
+                          cwd=project, capture_output=True, text=True, check=False)  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert done.returncode == 124, done.stdout + done.stderr
+    assert elapsed < 6 + 3 + 4  # the deadline, the grace period, and start-up
+    assert "TIMED OUT test_hang.py: ended, not retried" in done.stdout
+    assert "was running: test_hang.py::test_hang" in done.stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # left the process group, and still did not survive

@@ -19,7 +19,14 @@ from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb, forkserver
 from truegreen.cli.forkserver import ForkServer
-from truegreen.cli.procs import Child, become_subreaper, run_until, sealed_environment, wait_until
+from truegreen.cli.procs import (
+    Child,
+    become_subreaper,
+    reap_orphans,
+    run_until,
+    sealed_environment,
+    wait_until,
+)
 from truegreen.core.errors import UsageError
 from truegreen.core.metrics import read_dir, summarize
 
@@ -200,6 +207,7 @@ def isolated(
     finally:
         if server is not None:
             server.close()
+        reap_orphans()  # the killed descendants of timed-out files came back to this subreaper
         shutil.rmtree(reports, ignore_errors=True)
 
 
@@ -251,11 +259,15 @@ def _isolated(
 
     with ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(one, files))
-    return report(results, args, start, deadline)
+    return report(results, args, start, deadline, lambda: _running(metrics))
 
 
 def report(
-    results: list[FileRun], args: argparse.Namespace, start: float, deadline: Optional[float]
+    results: list[FileRun],
+    args: argparse.Namespace,
+    start: float,
+    deadline: Optional[float],
+    running: Callable[[], list[str]] = list,
 ) -> int:
     totals: dict[str, int] = {}
     for result in results:
@@ -286,7 +298,7 @@ def report(
     print(f"{', '.join(parts) or 'no tests ran'} in {time.time() - start:.2f}s "
           f"({len(results)} files, one process each)")  # fmt: skip
     if deadline is not None and time.time() >= deadline and timed_out:
-        _deadline_message(start, [])
+        _deadline_message(start, running())
         return Status.DEADLINE
     if failed or timed_out or (flaky and args.strict_flaky):
         return 1
