@@ -82,7 +82,12 @@ from _pytest.config import get_config
 options = json.loads(sys.argv[1])
 options["autoload"] = options["autoload"] and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
 config = get_config()
-config._mark_plugins_for_rewrite(install_importhook(config), not options["autoload"])
+mark = config._mark_plugins_for_rewrite
+hook = install_importhook(config)
+if mark.__code__.co_argcount == 3:
+    mark(hook, not options["autoload"])
+else:  # pytest before 8.4 reads PYTEST_DISABLE_PLUGIN_AUTOLOAD itself
+    mark(hook)
 if "truegreen.guards.mutant" in sys.modules:
     sys.modules["truegreen.guards.mutant"].to_front()
 from truegreen.cli.forkserver import serve
