@@ -271,3 +271,11 @@ def test_the_deadline_ends_each_file_s_tree_with_124_and_names_the_running_test(
     assert "was running: test_hang.py::test_hang" in done.stderr
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)  # left the process group, and still did not survive
+
+
+def test_a_server_that_dies_before_it_is_ready_says_so(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text("import os\nos._exit(3)\n")
+    env = server_environment(tmp_path / "home", tmp_path / "site")
+    with pytest.raises(RuntimeError, match=r"^it ended before it was ready$"):
+        ForkServer.start(env, [])

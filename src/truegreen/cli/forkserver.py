@@ -341,7 +341,8 @@ class ForkServer:
         try:
             ready = json.loads(hello)
         except ValueError:
-            ready = {"ready": False, "why": f"it said {hello[:200]!r}"}
+            said = f"it said {hello[:200]!r}" if hello else "it ended before it was ready"
+            ready = {"ready": False, "why": said}
         if not ready.get("ready"):
             process.kill()
             process.communicate()  # and close the pipes

@@ -152,7 +152,7 @@ def _fork_server(args: argparse.Namespace, env: dict[str, str]) -> Optional[Fork
         return None
     try:
         return ForkServer.start(env, args.pytest_args)
-    except RuntimeError as exc:
+    except (RuntimeError, OSError) as exc:
         sys.stderr.write(f"truegreen run: no fork server ({exc}); a new process per file\n")
         return None
 
