@@ -57,9 +57,11 @@ def _execute(
     return done, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def timed(argv: list[str], root: Path) -> tuple[float, float]:
+def timed(
+    argv: list[str], root: Path, env: Optional[Mapping[str, str]] = None
+) -> tuple[float, float]:
     """(wall, CPU seconds of the command and its children) of one run that must succeed."""
-    _, wall, cpu = _execute(argv, root)
+    _, wall, cpu = _execute(argv, root, env)
     return wall, cpu
 
 

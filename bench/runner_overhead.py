@@ -2,10 +2,15 @@
 
 A 40-file suite (25 small tests a file, a little file I/O and arithmetic). Side by side,
 alternating, in one invocation: plain pytest; ``pytest -n 2``; ``truegreen run
---isolate-files -j 2``; and plain pytest with ``--truegreen-metrics``. Targets: the isolated
-runner <= 1.25x xdist; recording the stream <= 1.05x plain.
+--isolate-files -j 2`` with its fork server and with ``--no-fork-server`` (a new process per
+file); and plain pytest with ``--truegreen-metrics``. Targets: the isolated runner <= 1.25x
+xdist; recording the stream <= 1.05x plain.
 
-    python bench/runner_overhead.py [--rounds 5]
+    python bench/runner_overhead.py [--rounds 5] [--temproot DIR]
+
+``--temproot DIR`` puts pytest's temporary directories under DIR (``PYTEST_DEBUG_TEMPROOT``),
+e.g. a tmpfs, to tell the cost of the disk from the cost of the processes: every pytest
+session creates, locks and rotates a numbered directory there.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import run_pytest, timed
+from measure import environment, run_pytest, timed
 
 FILES, PER_FILE = 40, 25
 
@@ -37,9 +42,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--callgrind", action="store_true",
                         help="also count instructions for metrics on vs off")  # fmt: skip
+    parser.add_argument("--temproot", metavar="DIR", help="pytest's temporary root")
     args = parser.parse_args()
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     run = [sys.executable, "-m", "truegreen", "run"]
+    env = environment()
+    if args.temproot:
+        env["PYTEST_DEBUG_TEMPROOT"] = args.temproot
+        run += ["--keep-env", "PYTEST_DEBUG_TEMPROOT"]
     with tempfile.TemporaryDirectory(prefix="tg-runner-bench-") as tmp:
         root = Path(tmp)
         make_suite(root)
@@ -48,14 +58,16 @@ def main() -> int:
             "pytest -n 2 (xdist)": [*pytest, "-n", "2"],
             "truegreen run --isolate-files -j 2": [*run, "--isolate-files", "-j", "2", "--",
                                                    "-q", "-p", "no:cacheprovider"],
+            "... --no-fork-server": [*run, "--isolate-files", "-j", "2", "--no-fork-server",
+                                     "--", "-q", "-p", "no:cacheprovider"],
             "plain pytest, metrics on": [*pytest, f"--truegreen-metrics={root / 'metrics'}"],
         }  # fmt: skip
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
         for argv in configs.values():
-            timed(argv, root)
+            timed(argv, root, env)
         for _ in range(args.rounds):
             for name, argv in configs.items():
-                results[name].append(timed(argv, root))
+                results[name].append(timed(argv, root, env))
         counted = {}
         if args.callgrind:
             for name, extra in (("off", []), ("on", [f"--truegreen-metrics={root / 'metrics'}"])):
@@ -66,7 +78,11 @@ def main() -> int:
     for name in configs:
         print(f"{name + ':':<38} wall {wall[name]:.3f}s  cpu {cpu[name]:.3f}s")
     iso, xd = "truegreen run --isolate-files -j 2", "pytest -n 2 (xdist)"
-    print(f"ratio isolated / xdist: wall {wall[iso] / wall[xd]:.3f} (target <= 1.25)")
+    print(f"ratio isolated / xdist: wall {wall[iso] / wall[xd]:.3f}, cpu {cpu[iso] / cpu[xd]:.3f}"
+          " (target <= 1.25)")  # fmt: skip
+    new = "... --no-fork-server"
+    print(f"ratio new process per file / xdist: wall {wall[new] / wall[xd]:.3f}, "
+          f"cpu {cpu[new] / cpu[xd]:.3f}")  # fmt: skip
     on, off = "plain pytest, metrics on", "plain pytest"
     print(f"ratio metrics on / off: wall {wall[on] / wall[off]:.3f}, cpu {cpu[on] / cpu[off]:.3f}"
           " (target <= 1.05)")  # fmt: skip

@@ -77,7 +77,8 @@ def test_the_deadline_ends_the_whole_tree_with_124_and_names_the_running_test(
     assert "started and never finished\n  test_hang.py::test_hang" in report.stdout
 
 
-def test_isolated_files_add_up_to_a_plain_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--no-fork-server"]], ids=["forked", "new-processes"])
+def test_isolated_files_add_up_to_a_plain_run(tmp_path: Path, flags: list[str]) -> None:
     for i in range(20):
         (tmp_path / f"test_f{i:02}.py").write_text(
             "import pytest\n\n"
@@ -87,7 +88,7 @@ def test_isolated_files_add_up_to_a_plain_run(tmp_path: Path) -> None:
         )
     plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
                            cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
-    isolated = truegreen_run(tmp_path, "--isolate-files", "-j", "2", "--", "-q",
+    isolated = truegreen_run(tmp_path, "--isolate-files", "-j", "2", *flags, "--", "-q",
                              "-p", "no:cacheprovider")  # fmt: skip
     assert plain.stdout.strip().splitlines()[-1].startswith("3 failed, 20 passed, 20 skipped")
     last = isolated.stdout.strip().splitlines()[-1]
@@ -96,8 +97,9 @@ def test_isolated_files_add_up_to_a_plain_run(tmp_path: Path) -> None:
     assert isolated.returncode == plain.returncode == 1
 
 
+@pytest.mark.parametrize("flags", [[], ["--no-fork-server"]], ids=["forked", "new-processes"])
 def test_a_flaky_file_is_shown_with_both_outputs_and_a_hanging_one_is_not_retried(
-    tmp_path: Path,
+    tmp_path: Path, flags: list[str]
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -116,6 +118,7 @@ def test_a_flaky_file_is_shown_with_both_outputs_and_a_hanging_one_is_not_retrie
         "--keep-env",
         "FLAKY_MARK",
         "--isolate-files",
+        *flags,
         "--file-timeout",
         "3",
         "--retries",
@@ -135,7 +138,7 @@ def test_a_flaky_file_is_shown_with_both_outputs_and_a_hanging_one_is_not_retrie
     assert done.returncode == 1  # the timed-out file
     (project / "test_hang.py").unlink()
     env["FLAKY_MARK"] = str(tmp_path / "mark-2")
-    retry_once = ["--keep-env", "FLAKY_MARK", "--isolate-files", "--retries", "1"]
+    retry_once = ["--keep-env", "FLAKY_MARK", "--isolate-files", *flags, "--retries", "1"]
     pytest_args = ["--", "-q", "-p", "no:cacheprovider"]
     lenient = truegreen_run(project, *retry_once, *pytest_args, env=env)
     assert lenient.returncode == 0, lenient.stdout

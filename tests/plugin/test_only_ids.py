@@ -1,4 +1,4 @@
-"""--truegreen-only-ids: a rerun keeps to the listed tests, inside the user's own selection."""
+"""--truegreen-only-ids and --truegreen-only-file: a rerun keeps to the listed tests or one file."""
 
 from __future__ import annotations
 
@@ -38,3 +38,18 @@ def test_the_users_own_selection_still_applies(pytester: pytest.Pytester) -> Non
     assert pytester.runpytest_subprocess("-k", "not test_b").parseoutcomes()["passed"] == 2
     result = pytester.runpytest_subprocess(f"--truegreen-only-ids={listing}", "-k", "not test_b")
     result.assert_outcomes(passed=1, deselected=2)  # test_b by -k, test_c by the listing
+
+
+def test_only_file_does_not_import_the_other_files_of_the_selection(
+    pytester: pytest.Pytester,
+) -> None:
+    """Ablation: delete `return True` in `src/truegreen/plugin/isolate.py`."""
+    pytester.makepyfile(
+        test_a="import json\n\ndef test_a():\n    assert not hasattr(json, 'B_WAS_IMPORTED')\n",
+        test_b="import json\n\njson.B_WAS_IMPORTED = True\n\ndef test_b():\n    pass\n",
+    )
+    pytester.mkpydir("sub").joinpath("test_c.py").write_text("raise ImportError('not me')\n")
+    premise = pytester.runpytest_subprocess("-p", "no:randomly", "test_a.py", "test_b.py")
+    premise.assert_outcomes(passed=1, failed=1)  # one process: b's import reaches a
+    result = pytester.runpytest_subprocess("--truegreen-only-file=test_a.py")
+    result.assert_outcomes(passed=1)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import Optional
+from typing import Optional, Protocol
 
 from truegreen.guards.procfs import descendants
 
@@ -61,6 +61,17 @@ def become_subreaper() -> bool:
         return False
 
 
+class Child(Protocol):
+    """A process being waited for: a ``subprocess.Popen``, or a fork server's child."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> Optional[int]: ...
+
+    def wait(self, timeout: Optional[float] = None) -> int: ...
+
+
 def _signal_all(pids: Sequence[int], signum: int) -> None:
     for pid in pids:
         try:
@@ -69,12 +80,15 @@ def _signal_all(pids: Sequence[int], signum: int) -> None:
             continue
 
 
-def end_tree(process: subprocess.Popen[bytes], *, everything: bool, grace: float = 3.0) -> None:
+def end_tree(process: Child, *, everything: bool, grace: float = 3.0) -> None:
     """SIGTERM the process, its group and every descendant; SIGKILL what is left.
 
     With ``everything`` (the whole run's deadline) also every other descendant of this
     process: orphans that left the group and were reparented to this subreaper.
     """
+
+    if process.pid <= 0:
+        return  # never signal our own process group (pid 0) or everything (-1)
 
     def tree() -> list[int]:
         mine = descendants(os.getpid()) if everything else []
@@ -136,3 +150,14 @@ def run_until(
         end_tree(process, everything=everything, grace=1.0)
         raise
     return process.returncode, output or b"", False
+
+
+def wait_until(child: Child, deadline: Optional[float], *, everything: bool) -> tuple[int, bool]:
+    """Wait for ``child`` until ``deadline`` (epoch seconds, or None), then end its tree;
+    (exit status, timed out)."""
+    timeout = None if deadline is None else max(0.0, deadline - time.time())
+    try:
+        return child.wait(timeout), False
+    except subprocess.TimeoutExpired:
+        end_tree(child, everything=everything)
+        return 124, True

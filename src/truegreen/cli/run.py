@@ -6,17 +6,27 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from truegreen.cli import Status, add_verb
-from truegreen.cli.procs import become_subreaper, run_until, sealed_environment
+from truegreen.cli import Status, add_verb, forkserver
+from truegreen.cli.forkserver import ForkServer
+from truegreen.cli.procs import (
+    Child,
+    become_subreaper,
+    reap_orphans,
+    run_until,
+    sealed_environment,
+    wait_until,
+)
 from truegreen.core.errors import UsageError
 from truegreen.core.metrics import read_dir, summarize
 
@@ -54,6 +64,9 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("--retries", type=int, default=0, help="reruns of a failing file")
     parser.add_argument("--strict-flaky", action="store_true",
                         help="a file that passed only on a retry fails the run")  # fmt: skip
+    parser.add_argument("--no-fork-server", action="store_true",
+                        help="with --isolate-files, start a new process per file instead of "
+                        "forking one that imported pytest once (always so on Windows)")  # fmt: skip
     parser.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS")
     parser.set_defaults(run=run)
 
@@ -117,21 +130,50 @@ class FileRun:
         return self.first_failure is not None and self.status == 0
 
 
-def _files(args: argparse.Namespace, env: dict[str, str], deadline: Optional[float]) -> list[str]:
+Launch = Callable[[Sequence[str], str], Child]
+
+
+def _launcher(server: Optional[ForkServer], env: dict[str, str]) -> Launch:
+    """Start ``pytest ARGS`` with its output in a file: forked by the server, or a new process."""
+
+    def launch(pytest_args: Sequence[str], output: str) -> Child:
+        if server is not None:
+            return server.spawn(pytest_args, output)
+        with open(output, "wb") as handle:
+            return subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args], env=env,
+                                    start_new_session=True, stdout=handle,
+                                    stderr=subprocess.STDOUT)  # fmt: skip
+
+    return launch
+
+
+def _fork_server(args: argparse.Namespace, env: dict[str, str]) -> Optional[ForkServer]:
+    if args.no_fork_server or not forkserver.available():
+        return None
+    try:
+        return ForkServer.start(env, args.pytest_args)
+    except (RuntimeError, OSError) as exc:
+        sys.stderr.write(f"truegreen run: no fork server ({exc}); a new process per file\n")
+        return None
+
+
+def _files(
+    args: argparse.Namespace, launch: Launch, work: Path, deadline: Optional[float]
+) -> list[str]:
     """The test files the selection reaches, in collection order."""
-    with tempfile.TemporaryDirectory(prefix="truegreen-run-collect-") as tmp:
-        out = os.path.join(tmp, "units.json")
-        argv = [sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider",
-                f"--truegreen-plan-out={out}", *args.pytest_args]  # fmt: skip
-        status, output, timed_out = run_until(argv, env, deadline, capture=True)
-        if timed_out:
-            return []
-        if not os.path.exists(out):
-            lines = output.decode(errors="replace").strip().splitlines()
-            last = lines[-1] if lines else "no output"
-            raise UsageError(f"truegreen run: pytest could not collect (exit {status}): {last}")
-        with open(out, encoding="utf-8") as handle:
-            nodeids = list(json.load(handle)["units"])
+    out = work / "units.json"
+    log = work / "collect.out"
+    child = launch(["--collect-only", "-p", "no:cacheprovider", f"--truegreen-plan-out={out}",
+                    *args.pytest_args], str(log))  # fmt: skip
+    status, timed_out = wait_until(child, deadline, everything=True)
+    if timed_out:
+        return []
+    if not out.exists():
+        lines = log.read_bytes().decode(errors="replace").strip().splitlines()
+        last = lines[-1] if lines else "no output"
+        raise UsageError(f"truegreen run: pytest could not collect (exit {status}): {last}")
+    with open(out, encoding="utf-8") as handle:
+        nodeids = list(json.load(handle)["units"])
     files: list[str] = []
     for nodeid in nodeids:
         path = nodeid.split("::", 1)[0]
@@ -158,27 +200,48 @@ def isolated(
     deadline: Optional[float],
     start: float,
 ) -> int:
-    files = _files(args, env, deadline)
+    reports = Path(tempfile.mkdtemp(prefix="truegreen-run-reports-"))
+    server = _fork_server(args, env)
+    try:
+        return _isolated(args, _launcher(server, env), reports, metrics, deadline, start)
+    finally:
+        if server is not None:
+            server.close()
+        reap_orphans()  # the killed descendants of timed-out files came back to this subreaper
+        shutil.rmtree(reports, ignore_errors=True)
+
+
+def _isolated(
+    args: argparse.Namespace,
+    launch: Launch,
+    reports: Path,
+    metrics: Path,
+    deadline: Optional[float],
+    start: float,
+) -> int:
+    files = _files(args, launch, reports, deadline)
     if not files:
         if deadline is not None and time.time() >= deadline:
             _deadline_message(start, [])
             return Status.DEADLINE
         print("no tests ran")
         return 5
-    reports = Path(tempfile.mkdtemp(prefix="truegreen-run-reports-"))
+    names = {path: f"f{i}" for i, path in enumerate(files)}
 
     def attempt(path: str, number: int) -> tuple[int, str, dict[str, int], bool]:
-        report = reports / f"{abs(hash(path))}-{number}.xml"
+        report = reports / f"{names[path]}-{number}.xml"
+        log = reports / f"{names[path]}-{number}.out"
         limit = deadline
         if args.file_timeout:
             limit = min(x for x in (deadline, time.time() + args.file_timeout) if x is not None)
-        argv = [
-            *(sys.executable, "-m", "pytest", *args.pytest_args),
+        pytest_args = [
+            *args.pytest_args,
             *(f"--truegreen-only-file={path}", f"--junitxml={report}"),
             *(f"--truegreen-metrics={metrics}", "--truegreen-set", "allow-empty=true"),
         ]
-        status, output, timed_out = run_until(argv, env, limit, capture=True, everything=False)
-        return status, output.decode(errors="replace"), _counts(report), timed_out
+        status, timed_out = wait_until(launch(pytest_args, str(log)), limit, everything=False)
+        output = log.read_bytes().decode(errors="replace") if log.exists() else ""
+        return status, output, _counts(report), timed_out
 
     def one(path: str) -> FileRun:
         status, output, counts, timed_out = attempt(path, 0)
@@ -196,12 +259,15 @@ def isolated(
 
     with ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(one, files))
-    shutil.rmtree(reports, ignore_errors=True)
-    return report(results, args, start, deadline)
+    return report(results, args, start, deadline, lambda: _running(metrics))
 
 
 def report(
-    results: list[FileRun], args: argparse.Namespace, start: float, deadline: Optional[float]
+    results: list[FileRun],
+    args: argparse.Namespace,
+    start: float,
+    deadline: Optional[float],
+    running: Callable[[], list[str]] = list,
 ) -> int:
     totals: dict[str, int] = {}
     for result in results:
@@ -232,7 +298,7 @@ def report(
     print(f"{', '.join(parts) or 'no tests ran'} in {time.time() - start:.2f}s "
           f"({len(results)} files, one process each)")  # fmt: skip
     if deadline is not None and time.time() >= deadline and timed_out:
-        _deadline_message(start, [])
+        _deadline_message(start, running())
         return Status.DEADLINE
     if failed or timed_out or (flaky and args.strict_flaky):
         return 1

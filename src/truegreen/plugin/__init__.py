@@ -195,7 +195,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("truegreen_only_file"):
         from truegreen.plugin.isolate import OnlyFile
 
-        config.pluginmanager.register(OnlyFile(config.getoption("truegreen_only_file")))
+        only_file = OnlyFile(config.getoption("truegreen_only_file"), config.rootpath)
+        config.pluginmanager.register(only_file)
     if config.getoption("truegreen_only_ids"):
         from truegreen.plugin.isolate import OnlyIds
 

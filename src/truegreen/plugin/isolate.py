@@ -4,8 +4,10 @@ not as deselected."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Container
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -24,10 +26,27 @@ def _keep(config: pytest.Config, items: list[pytest.Item], keep: list[pytest.Ite
 
 
 class OnlyFile:
-    """Keeps the tests of one file; registered only when the hidden option is given."""
+    """Keeps the tests of one file; registered only when the hidden option is given.
 
-    def __init__(self, path: str) -> None:
+    The other files of the selection are not even collected, so their module-level code
+    runs only in their own processes, and a file's process pays for one file's imports.
+    """
+
+    def __init__(self, path: str, root: Path) -> None:
         self.path = Path(path).as_posix()
+        target = os.path.normpath(root / path)
+        # a node id that names no file of this machine (a plugin's own kind of node) prunes
+        # nothing: the whole selection is collected and the rest deselected
+        self.target = target if os.path.isfile(target) else None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path) -> Optional[bool]:
+        if self.target is None:
+            return None
+        here = os.path.normpath(collection_path)
+        if here != self.target and not self.target.startswith(here + os.sep):
+            return True
+        return None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
