@@ -46,3 +46,40 @@ def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
     assert "MYAPP_KEPT:" not in out
     assert "GH_TOKEN:" not in out
     assert CANARY not in out
+
+
+def test_copying_the_whole_environment_reads_no_variable(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """click's CliRunner and pager copy os.environ (dict(), .copy(), ==): that names every
+    variable of the machine, and depends on none of them.
+
+    Ablation: replace `copying and copying[0] == key` with `False` in
+    `src/truegreen/plugin/ambient.py`."""
+    monkeypatch.setenv("MYAPP_COPIED", CANARY)
+    monkeypatch.setenv("MYAPP_PICKED", CANARY)
+    monkeypatch.setenv("MYAPP_MODE", CANARY)
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_copies():
+            snapshot = dict(os.environ)
+            assert os.environ.copy() == snapshot
+            assert os.environ == snapshot
+            assert dict(os.environ.items()) == snapshot
+            os.environ.get("MYAPP_MODE")
+
+        def test_picks_one_by_iterating():
+            for name in os.environ:
+                if name == "MYAPP_PICKED":
+                    os.environ[name]
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["  MYAPP_MODE: *::test_copies"])
+    # premise: a name picked out of an iteration is still a read
+    result.stdout.fnmatch_lines(["  MYAPP_PICKED: *::test_picks_one_by_iterating"])
+    out = result.stdout.str()
+    assert "MYAPP_COPIED:" not in out

@@ -7,7 +7,8 @@ layer, so a shell can fail tests that pass in CI). Names only, never values.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Iterator
 from typing import Any, Callable, Optional
 
 import pytest
@@ -68,7 +69,11 @@ class AmbientReads:
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
+        # The names an iteration of os.environ has yielded and nobody has read yet, in order:
+        # a copy (dict(os.environ), .copy(), .items(), ==) reads each of them in that order.
+        self.copying: deque[str] = deque()
         self._original: Optional[Callable[[Any, str], str]] = None
+        self._original_iter: Optional[Callable[[Any], Iterator[str]]] = None
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
@@ -79,19 +84,37 @@ class AmbientReads:
         original = os._Environ.__getitem__
         plugin = self
 
+        original_iter = os._Environ.__iter__
+
         def __getitem__(environ: Any, key: str) -> str:
             value: str = original(environ, key)
             reads = plugin.reads
             if reads is not None and environ is os.environ:
-                reads.add(key)
+                copying = plugin.copying
+                if copying and copying[0] == key:
+                    copying.popleft()  # copying the whole environment depends on no variable
+                else:
+                    reads.add(key)
             return value
 
-        self._original = original
+        def __iter__(environ: Any) -> Iterator[str]:
+            if plugin.reads is None or environ is not os.environ:
+                yield from original_iter(environ)
+                return
+            copying = plugin.copying = deque()
+            for key in original_iter(environ):
+                copying.append(key)
+                yield key
+
+        self._original, self._original_iter = original, original_iter
         setattr(os._Environ, "__getitem__", __getitem__)  # noqa: B010 - patch the class
+        setattr(os._Environ, "__iter__", __iter__)  # noqa: B010
 
     def pytest_unconfigure(self) -> None:
         if self._original is not None:
             setattr(os._Environ, "__getitem__", self._original)  # noqa: B010
+        if self._original_iter is not None:
+            setattr(os._Environ, "__iter__", self._original_iter)  # noqa: B010
 
     def _leads(self, names: set[str]) -> list[str]:
         hermetic = self.config.stash.get(HERMETIC_KEY, None)
@@ -111,6 +134,7 @@ class AmbientReads:
 
     def pytest_runtest_logstart(self) -> None:
         self.reads = set()
+        self.copying = deque()
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         reads, self.reads = self.reads, None
