@@ -291,3 +291,34 @@ def test_our_tool_caches_and_the_sealed_home_are_not_violations(
     )
     run(pytester).assert_outcomes(passed=1)
     assert snapshot_tree(home) == before
+
+
+def test_calls_bound_to_fail_are_no_writes(pytester: pytest.Pytester) -> None:
+    """filelock's tests lock "" and ".": `Path("").parent.mkdir(exist_ok=True)` makes the
+    existing project root, and opening "" or "." for writing fails before anything is written.
+
+    Ablation: replace `label is None or bound_to_fail(operation, path, real)` with
+    `label is None` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        import pytest
+
+        def test_cannot_write():
+            Path("").parent.mkdir(parents=True, exist_ok=True)
+            with pytest.raises(FileNotFoundError):
+                os.open("", os.O_RDWR | os.O_CREAT)
+            with pytest.raises(OSError):  # IsADirectoryError; PermissionError on Windows
+                os.open(".", os.O_RDWR | os.O_TRUNC)
+
+        def test_makes_a_directory():
+            Path("made").mkdir(exist_ok=True)
+        """
+    )
+    result = run(pytester, "-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    assert (pytester.path / "made").is_dir()  # premise: a mkdir that happens is reported
+    result.stdout.fnmatch_lines([f"  write: did mkdir {pytester.path / 'made'} (under the*"])
+    result.stdout.fnmatch_lines(["PASSED *::test_cannot_write"])

@@ -47,6 +47,17 @@ def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
     return os.path.realpath(text)
 
 
+def bound_to_fail(operation: str, path: Any, real: str) -> bool:
+    """Whether the call cannot write anything: it acts on the empty path (ENOENT), makes a
+    directory that exists (EEXIST), or opens a directory for writing (EISDIR). filelock's
+    ``Path(name).parent.mkdir(exist_ok=True)`` does the second for every lock file."""
+    if os.fspath(path) in ("", b""):
+        return True
+    if operation == "mkdir":
+        return os.path.lexists(real)
+    return operation == "open for writing" and os.path.isdir(real)
+
+
 def listeners(guard: Guard) -> dict[str, Listener]:
     """The audit events of the write guard, bound to ``guard``."""
     policy = guard.policy
@@ -63,7 +74,7 @@ def listeners(guard: Guard) -> dict[str, Listener]:
             label: Optional[str] = "a directory truegreen cannot resolve"
         else:
             label = _LABELS.get(leaked_into(real, roots) or "")
-        if label is None:
+        if label is None or bound_to_fail(operation, path, real):
             return
         violation = guard.report("write", operation, f"{real} (under {label})", blocked=block)
         if block:
