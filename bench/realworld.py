@@ -83,6 +83,7 @@ class Row:
     spawns: Counter[str] = field(default_factory=Counter)
     ambient: dict[str, str] = field(default_factory=dict)  # variable -> tests
     leaks: list[dict[str, Any]] = field(default_factory=list)
+    unsteady: list[str] = field(default_factory=list)  # flakes `leaks` set apart
     audit: list[dict[str, Any]] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)
     steps: dict[str, float] = field(default_factory=dict)  # step -> wall seconds
@@ -245,7 +246,8 @@ def measure(project: Project, work: Path) -> Row:
     row.steps["leaks"] = time.perf_counter() - clock
     (out / "leaks.txt").write_text(output)
     stdout = output.split("\0")[0]
-    row.leaks = json.loads(stdout)["leaks"] if stdout.startswith("{") else []
+    found = json.loads(stdout) if stdout.startswith("{") else {}
+    row.leaks, row.unsteady = found.get("leaks", []), found.get("unsteady", [])
 
     clock = time.perf_counter()
     _, output, _ = run([truegreen, "audit", "--format", "json", "tests"], source)
@@ -256,7 +258,8 @@ def measure(project: Project, work: Path) -> Row:
 
 def print_table(rows: list[Row]) -> None:
     kinds = ["home write", "repo write", "network", "program", "ambient read"]
-    head = ["project", "tests", "changed", *kinds, "audit", "CPU plain", "CPU sealed", "ratio"]
+    head = ["project", "tests", "changed", *kinds, "leaks", "audit", "CPU plain", "CPU sealed",
+            "ratio"]  # fmt: skip
     print("| " + " | ".join(head) + " |")
     print("|" + " --- |" * len(head))
     for row in rows:
@@ -267,6 +270,7 @@ def print_table(rows: list[Row]) -> None:
             str(row.tests),
             str(len(row.changed)),
             *(str(found[k]) for k in kinds),
+            str(len(row.leaks)),
             ", ".join(f"{code} {n}" for code, n in sorted(audit.items())) or "0",
             f"{row.cpu['plain']:.1f} s",
             f"{row.cpu['sealed']:.1f} s",
@@ -292,6 +296,8 @@ def print_details(row: Row) -> None:
     for leak in row.leaks:
         culprit = ", ".join(c["label"] for c in leak["culprit"] or []) or "none"
         print(f"  leak: {leak['test']}: {leak['ambient']} -> {leak['sealed']}, culprit {culprit}")
+    for test in row.unsteady:
+        print(f"  flake (differed once, not again): {test}")
     for f in row.audit:
         print(f"  audit: {f['path']}:{f['line']}: {f['code']} {f['name']} {f['message']}")
 
