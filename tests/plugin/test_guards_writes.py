@@ -322,3 +322,35 @@ def test_calls_bound_to_fail_are_no_writes(pytester: pytest.Pytester) -> None:
     assert (pytester.path / "made").is_dir()  # premise: a mkdir that happens is reported
     result.stdout.fnmatch_lines([f"  write: did mkdir {pytester.path / 'made'} (under the*"])
     result.stdout.fnmatch_lines(["PASSED *::test_cannot_write"])
+
+
+def test_a_directory_turned_into_a_symlink_is_resolved_again(pytester: pytest.Pytester) -> None:
+    """The guard remembers each directory's real path (filelock writes one lock file 60,000
+    times); a directory replaced by a symlink into the project must not keep its old one.
+
+    Ablation: delete `resolver.forget()` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        def test_writes_through_a_swapped_directory(tmp_path):
+            lock = tmp_path / "locks"
+            lock.mkdir()
+            for _ in range(3):
+                (lock / "a.lock").write_text("x")
+                (lock / "a.lock").unlink()
+            lock.rmdir()
+            os.symlink(Path.cwd(), lock)
+            (lock / "through.txt").write_text("x")
+
+        def test_writes_through_a_symlink(tmp_path):
+            os.symlink(Path.cwd(), tmp_path / "project")
+            (tmp_path / "project" / "direct.txt").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=2)
+    # premise: a write through a symlink is seen where it lands
+    result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/direct.txt *"])
+    result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/through.txt *"])
