@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers import LEAKY_CULPRITS, leaky_machine
 from truegreen.cli import main
+from truegreen.cli.leaks import document, render
+from truegreen.core.leakhunt import LeakReport
 
 CANARY = "tg-canary-leaks-cli-64"
 ARGS = ["--", "-p", "no:cacheprovider"]
@@ -157,3 +159,16 @@ def test_a_run_without_the_plugin_is_a_usage_error(
         "on (no -p no:truegreen, no enabled = false) and PYTEST_ARGS pytest accepts; run "
         "pytest with them to see why\n"
     )
+
+
+def test_flakes_are_listed_apart_from_leaks() -> None:
+    report = LeakReport(4, 7, (), 1, (), ("test_x.py::test_every_other_run",))
+    assert render(report).splitlines() == [
+        "truegreen leaks: no test differs between the ambient and the sealed run "
+        "(4 tests, 7 ambient factors)",
+        "",
+        "1 test differed once but not when the sealed run was repeated: a flake, not a leak "
+        "(truegreen flakes):",
+        "  test_x.py::test_every_other_run",
+    ]
+    assert document(report)["unsteady"] == ["test_x.py::test_every_other_run"]

@@ -51,4 +51,28 @@ def test_a_test_no_factor_explains_has_no_culprit(tmp_path: Path) -> None:
     )
     report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
     assert report.leaks == (Leak("test_leaky.py::test_first_run_only", "passed", "failed", None),)
-    assert report.reruns == 1  # every factor at once, and no search
+    assert report.reruns == 2  # the sealed run repeated, every factor at once, and no search
+
+
+def test_a_difference_the_repeated_sealed_run_does_not_show_is_a_flake_not_a_leak(
+    tmp_path: Path,
+) -> None:
+    """attrs' hypothesis test failed once sealed under load, and the search blamed the first
+    factor it tried. A test that passes on every other run stands in for it.
+
+    Ablation: replace `again.of(test) != second.of(test)` with `False` in
+    `src/truegreen/core/leakhunt.py`."""
+    project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
+    runs = tmp_path / "runs"
+    (project / "test_leaky.py").write_text(
+        "from pathlib import Path\n\n"
+        "def test_every_other_run():\n"
+        f"    runs = Path({str(runs)!r})\n"
+        "    seen = runs.read_text() if runs.exists() else ''\n"
+        "    runs.write_text(seen + 'x')\n"
+        "    assert len(seen) % 2 == 0\n"
+    )
+    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
+    assert runs.read_text() == "xxx"  # premise: passed, failed sealed, passed sealed again
+    assert (report.leaks, report.unsteady) == ((), ("test_leaky.py::test_every_other_run",))
+    assert report.reruns == 1

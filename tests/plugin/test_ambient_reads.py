@@ -10,8 +10,8 @@ CANARY = "tg-canary-ambient-42"
 def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: delete `reads.add(key)` in `src/truegreen/plugin/ambient.py`: the section is
-    empty. Restored."""
+    """Ablation: delete `plugin.pending = key` in `src/truegreen/plugin/ambient.py`: the
+    section is empty. Restored."""
     monkeypatch.setenv("MYAPP_MODE", CANARY)
     monkeypatch.setenv("MYAPP_KEPT", CANARY)
     monkeypatch.setenv("GH_TOKEN", CANARY)
@@ -46,3 +46,77 @@ def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
     assert "MYAPP_KEPT:" not in out
     assert "GH_TOKEN:" not in out
     assert CANARY not in out
+
+
+def test_copying_the_whole_environment_reads_no_variable(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """click's CliRunner and pager copy os.environ (dict(), .copy(), ==): that names every
+    variable of the machine, and depends on none of them.
+
+    Ablation: replace `copying and copying[0] == key` with `False` in
+    `src/truegreen/plugin/ambient.py`."""
+    monkeypatch.setenv("MYAPP_COPIED", CANARY)
+    monkeypatch.setenv("MYAPP_PICKED", CANARY)
+    monkeypatch.setenv("MYAPP_MODE", CANARY)
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_copies():
+            snapshot = dict(os.environ)
+            assert os.environ.copy() == snapshot
+            assert os.environ == snapshot
+            assert dict(os.environ.items()) == snapshot
+            os.environ.get("MYAPP_MODE")
+
+        def test_picks_one_by_iterating():
+            for name in os.environ:
+                if name == "MYAPP_PICKED":
+                    os.environ[name]
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["  MYAPP_MODE: *::test_copies"])
+    # premise: a name picked out of an iteration is still a read
+    result.stdout.fnmatch_lines(["  MYAPP_PICKED: *::test_picks_one_by_iterating"])
+    out = result.stdout.str()
+    assert "MYAPP_COPIED:" not in out
+
+
+def test_a_variable_saved_just_before_the_test_sets_it_is_no_read(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """monkeypatch and click's CliRunner read the old value just before they set or delete
+    a variable, to restore it later: the test establishes it, it does not depend on it.
+
+    Ablation: replace `plugin.pending == key and environ is os.environ` with `False` in
+    `src/truegreen/plugin/ambient.py`."""
+    for name in ("MYAPP_SET", "MYAPP_DELETED", "MYAPP_RESTORED", "MYAPP_MODE"):
+        monkeypatch.setenv(name, CANARY)
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_establishes_its_variables(monkeypatch):
+            monkeypatch.setenv("MYAPP_SET", "on")
+            monkeypatch.delenv("MYAPP_DELETED")
+            saved = os.environ.get("MYAPP_RESTORED")
+            os.environ["MYAPP_RESTORED"] = "on"
+            os.environ["MYAPP_RESTORED"] = saved
+
+        def test_reads_then_sets_another():
+            os.environ.get("MYAPP_MODE")
+            os.environ["MYAPP_OTHER"] = "on"
+            del os.environ["MYAPP_OTHER"]
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=2)
+    # premise: a read followed by a write of another variable is still a read
+    result.stdout.fnmatch_lines(["  MYAPP_MODE: *::test_reads_then_sets_another"])
+    out = result.stdout.str()
+    assert "MYAPP_SET:" not in out
+    assert "MYAPP_DELETED:" not in out
+    assert "MYAPP_RESTORED:" not in out

@@ -291,3 +291,66 @@ def test_our_tool_caches_and_the_sealed_home_are_not_violations(
     )
     run(pytester).assert_outcomes(passed=1)
     assert snapshot_tree(home) == before
+
+
+def test_calls_bound_to_fail_are_no_writes(pytester: pytest.Pytester) -> None:
+    """filelock's tests lock "" and ".": `Path("").parent.mkdir(exist_ok=True)` makes the
+    existing project root, and opening "" or "." for writing fails before anything is written.
+
+    Ablation: replace `label is None or bound_to_fail(operation, path, real)` with
+    `label is None` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        import pytest
+
+        def test_cannot_write():
+            Path("").parent.mkdir(parents=True, exist_ok=True)
+            with pytest.raises(FileNotFoundError):
+                os.open("", os.O_RDWR | os.O_CREAT)
+            with pytest.raises(OSError):  # IsADirectoryError; PermissionError on Windows
+                os.open(".", os.O_RDWR | os.O_TRUNC)
+
+        def test_makes_a_directory():
+            Path("made").mkdir(exist_ok=True)
+        """
+    )
+    result = run(pytester, "-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    assert (pytester.path / "made").is_dir()  # premise: a mkdir that happens is reported
+    result.stdout.fnmatch_lines([f"  write: did mkdir {pytester.path / 'made'} (under the*"])
+    result.stdout.fnmatch_lines(["PASSED *::test_cannot_write"])
+
+
+def test_a_directory_turned_into_a_symlink_is_resolved_again(pytester: pytest.Pytester) -> None:
+    """The guard remembers each directory's real path (filelock writes one lock file 60,000
+    times); a directory replaced by a symlink into the project must not keep its old one.
+
+    Ablation: delete `resolver.forget()` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        def test_writes_through_a_swapped_directory(tmp_path):
+            lock = tmp_path / "locks"
+            lock.mkdir()
+            for _ in range(3):
+                (lock / "a.lock").write_text("x")
+                (lock / "a.lock").unlink()
+            lock.rmdir()
+            os.symlink(Path.cwd(), lock)
+            (lock / "through.txt").write_text("x")
+
+        def test_writes_through_a_symlink(tmp_path):
+            os.symlink(Path.cwd(), tmp_path / "project")
+            (tmp_path / "project" / "direct.txt").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=2)
+    # premise: a write through a symlink is seen where it lands
+    result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/direct.txt *"])
+    result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/through.txt *"])

@@ -13,7 +13,7 @@ from truegreen.plugin.homedirs import OUTSIDE, PlatformdirsRedirect
 
 def _known_folder(name: str) -> property:
     if name == "user_runtime_dir":
-        return property(lambda self: f"/run/user/1000/{self.appname}")
+        return property(lambda self: "/run/user/1000" + (f"/{self.appname}" * bool(self.appname)))
     return property(lambda self: f"/real/home/AppData/Local/{self.appname}")
 
 
@@ -46,11 +46,55 @@ def test_a_directory_under_the_real_home_moves_under_the_test_home(
     assert platformdirs.user_data_path("app") == Path("/sealed/home/AppData/Local/app")
 
 
-def test_a_directory_outside_the_real_home_moves_under_the_test_home_too(
+def test_the_real_runtime_directory_moves_under_the_test_home_too(
     redirect: PlatformdirsRedirect,
 ) -> None:
+    redirect.real_runtime = ("/run/user/1000",)
     redirect.current = "/sealed/home"
     assert platformdirs.user_runtime_dir("app") == f"/sealed/home/{OUTSIDE}/run/user/1000/app"
+
+
+def test_a_directory_the_test_pointed_elsewhere_stays_where_the_test_put_it(
+    redirect: PlatformdirsRedirect,
+) -> None:
+    """platformdirs' own suite and many apps' set `XDG_DATA_HOME` to `tmp_path`, or mock the
+    uid, and assert the answer: only the real home and the real runtime directory move.
+
+    Ablation: replace `not any(_within(folded, d) for d in self.real_runtime)` with `False`
+    in `src/truegreen/plugin/homedirs.py`."""
+    redirect.real_runtime = ("/run/user/1000",)
+    redirect.current = "/sealed/home"
+    moved = f"/sealed/home/{OUTSIDE}/run/user/1000/app"
+    assert redirect.rebase("/run/user/1000/app", "/sealed/home") == moved  # premise
+    assert redirect.rebase("/tmp/pytest-of-me/test0/xdg/app", "/sealed/home") == (
+        "/tmp/pytest-of-me/test0/xdg/app"
+    )
+    assert redirect.rebase(Path("/run/user/1234"), "/sealed/home") == Path("/run/user/1234")
+
+
+def test_a_sealed_test_that_points_xdg_at_its_tmp_path_gets_that_path(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytester makes its own directory the inner run's home, so `tmp_path` lies under the
+    real home there, and more specifically under the basetemp.
+
+    Ablation: replace `bool(self.basetemp) and _within(folded, self.basetemp)` with `False` in
+    `src/truegreen/plugin/homedirs.py`."""
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        import platformdirs
+
+        def test_data_follows_xdg(monkeypatch, tmp_path):
+            assert platformdirs.user_data_path("app").is_relative_to(Path.home())  # premise
+            monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+            assert platformdirs.user_data_path("app", ensure_exists=True) == tmp_path / "app"
+            assert (tmp_path / "app").is_dir()
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=1)
 
 
 def test_outside_a_sealed_test_the_answers_are_untouched_and_uninstall_restores(

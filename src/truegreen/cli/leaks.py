@@ -66,6 +66,7 @@ def document(report: LeakReport) -> dict[str, Any]:
             }
             for leak in report.leaks
         ],
+        "unsteady": list(report.unsteady),
     }
 
 
@@ -73,12 +74,24 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _unsteady(report: LeakReport) -> list[str]:
+    if not report.unsteady:
+        return []
+    return [
+        "",
+        f"{_count(len(report.unsteady), 'test')} differed once but not when the sealed run "
+        "was repeated: a flake, not a leak (truegreen flakes):",
+        *(f"  {test}" for test in report.unsteady),
+    ]
+
+
 def render(report: LeakReport) -> str:
     if not report.leaks:
-        return (
+        head = (
             f"truegreen leaks: no test differs between the ambient and the sealed run "
             f"({_count(report.tests, 'test')}, {_count(report.factors, 'ambient factor')})"
         )
+        return "\n".join([head, *_unsteady(report)])
     lines = [
         f"truegreen leaks: {len(report.leaks)} of {_count(report.tests, 'test')} differ "
         f"between the ambient and the sealed run ({_count(report.factors, 'ambient factor')}, "
@@ -94,6 +107,7 @@ def render(report: LeakReport) -> str:
             continue
         lines.append(f"  culprit: {' + '.join(f.label for f in leak.culprit)}")
         lines += [f"  fix: {f.fix}" for f in leak.culprit]
+    lines += _unsteady(report)
     for path in report.untried:
         lines += ["", f"note: {path} was not tried (too large to copy into every rerun's home)"]
     return "\n".join(lines)

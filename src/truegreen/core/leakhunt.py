@@ -39,6 +39,8 @@ class LeakReport:
     untried: tuple[str, ...]
     reruns: int
     leaks: tuple[Leak, ...]
+    # tests that differed once but behaved as ambient when the sealed run was repeated
+    unsteady: tuple[str, ...] = ()
 
 
 def _tests(n: int) -> str:
@@ -88,8 +90,16 @@ def find_leaks(
     factors = machine.factors
     if not tests:
         return LeakReport(len(first.tests), len(factors), machine.untried, 0, ())
-    progress(f"{_tests(len(tests))} differ; searching {len(factors)} ambient factors")
-    count = 0
+    # A flake differs once; a leak differs again when the sealed run is repeated.
+    progress(f"{_tests(len(tests))} differ")
+    progress(f"rerun 1: {_tests(len(tests))}, the sealed run repeated")
+    again = _sealed_run(pytest_args, ambient, home, cwd, seal, only=tests)
+    unsteady = tuple(test for test in tests if again.of(test) != second.of(test))
+    tests = [test for test in tests if test not in unsteady]
+    if not tests:
+        return LeakReport(len(first.tests), len(factors), machine.untried, 1, (), unsteady)
+    progress(f"{_tests(len(tests))} differ again; searching {len(factors)} ambient factors")
+    count = 1
 
     def oracle(subset: Subset, which: Sequence[str]) -> dict[str, bool]:
         nonlocal count
@@ -99,10 +109,13 @@ def find_leaks(
         done = _sealed_run(pytest_args, ambient, home, cwd, seal, chosen, which)
         return {test: done.of(test) == first.of(test) for test in which}
 
-    found, reruns = hunt(len(factors), tests, oracle)
+    found, searched = hunt(len(factors), tests, oracle)
     leaks = []
     for test in tests:
         subset = found[test]
         culprit = None if subset is None else tuple(factors[i] for i in sorted(subset))
         leaks.append(Leak(test, first.of(test), second.of(test), culprit))
-    return LeakReport(len(first.tests), len(factors), machine.untried, reruns, tuple(leaks))
+    reruns = searched + 1
+    return LeakReport(
+        len(first.tests), len(factors), machine.untried, reruns, tuple(leaks), unsteady
+    )

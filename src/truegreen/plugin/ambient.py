@@ -7,7 +7,8 @@ layer, so a shell can fail tests that pass in CI). Names only, never values.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Iterator
 from typing import Any, Callable, Optional
 
 import pytest
@@ -72,7 +73,11 @@ class AmbientReads:
         self.watch: frozenset[str] = frozenset()
         self.misses: set[str] = set()
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
-        self._original: Optional[Callable[[Any, str], str]] = None
+        # The names an iteration of os.environ has yielded and nobody has read yet, in order:
+        # a copy (dict(os.environ), .copy(), .items(), ==) reads each of them in that order.
+        self.copying: deque[str] = deque()
+        self.pending: Optional[str] = None  # the last name read, until the next is
+        self._saved: dict[str, Callable[..., Any]] = {}
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> AmbientReads:
@@ -81,7 +86,11 @@ class AmbientReads:
         return plugin
 
     def pytest_sessionstart(self) -> None:
-        original = os._Environ.__getitem__
+        environ_class = os._Environ
+        original = environ_class.__getitem__
+        original_iter = environ_class.__iter__
+        original_set = environ_class.__setitem__
+        original_del = environ_class.__delitem__
         plugin = self
 
         def __getitem__(environ: Any, key: str) -> str:
@@ -93,15 +102,51 @@ class AmbientReads:
                 raise
             reads = plugin.reads
             if reads is not None and environ is os.environ:
-                reads.add(key)
+                copying = plugin.copying
+                if copying and copying[0] == key:
+                    copying.popleft()  # copying the whole environment depends on no variable
+                else:
+                    pending = plugin.pending
+                    if pending is not None and pending != key:
+                        reads.add(pending)
+                    plugin.pending = key
             return value
 
-        self._original = original
-        setattr(os._Environ, "__getitem__", __getitem__)  # noqa: B010 - patch the class
+        def __iter__(environ: Any) -> Iterator[str]:
+            if plugin.reads is None or environ is not os.environ:
+                yield from original_iter(environ)
+                return
+            copying = plugin.copying = deque()
+            for key in original_iter(environ):
+                copying.append(key)
+                yield key
+
+        # A name read and then at once set or deleted was read to be restored later
+        # (monkeypatch.setenv, click's CliRunner): the test sets it, it does not depend on it.
+        def __setitem__(environ: Any, key: str, value: str) -> None:
+            if plugin.pending == key and environ is os.environ:
+                plugin.pending = None
+            original_set(environ, key, value)
+
+        def __delitem__(environ: Any, key: str) -> None:
+            if environ is os.environ and plugin.pending == key:
+                plugin.pending = None
+            original_del(environ, key)
+
+        self._saved = {
+            "__getitem__": original,
+            "__iter__": original_iter,
+            "__setitem__": original_set,
+            "__delitem__": original_del,
+        }
+        patches = (__getitem__, __iter__, __setitem__, __delitem__)
+        for patched in patches:
+            setattr(environ_class, patched.__name__, patched)
 
     def pytest_unconfigure(self) -> None:
-        if self._original is not None:
-            setattr(os._Environ, "__getitem__", self._original)  # noqa: B010
+        for name, original in self._saved.items():
+            setattr(os._Environ, name, original)
+        self._saved = {}
 
     def _leads(self, names: set[str]) -> list[str]:
         hermetic = self.config.stash.get(HERMETIC_KEY, None)
@@ -121,9 +166,13 @@ class AmbientReads:
 
     def pytest_runtest_logstart(self) -> None:
         self.reads = set()
+        self.copying = deque()
+        self.pending = None
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         reads, self.reads = self.reads, None
+        if reads is not None and self.pending is not None:
+            reads.add(self.pending)
         if reads:
             for name in self._leads(reads):
                 self.found[name].append(nodeid)

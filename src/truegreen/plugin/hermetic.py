@@ -230,6 +230,7 @@ class HermeticPlugin:
         if self.homes is None:
             self.homes = item.config._tmp_path_factory.getbasetemp() / "truegreen-home"  # type: ignore[attr-defined]
             self.homes.mkdir(exist_ok=True)
+            self.redirect.basetemp = os.path.normcase(os.path.abspath(self.homes.parent))
         self._made += 1
         home = self.homes / str(self._made)
         home.mkdir()

@@ -4,8 +4,10 @@ On Windows platformdirs asks the shell for known folders and ignores the
 environment, so setting ``APPDATA`` would leave the real profile in reach
 (doctrine 000). Every ``user_*`` property of ``platformdirs.PlatformDirs`` is
 wrapped once per session; while a test runs, a result that lies under the real
-home is moved to the same place under the test's home, and one that lies
-elsewhere (a runtime directory) is moved under ``<home>/.outside-home``.
+home is moved to the same place under the test's home, and one under the real
+runtime directory (``/run/user/1000``) is moved under ``<home>/.outside-home``.
+Any other result is where the test itself pointed platformdirs (an ``XDG_*``
+variable set to its ``tmp_path``, a mocked uid) and is left there.
 """
 
 from __future__ import annotations
@@ -19,11 +21,28 @@ from typing import Any, Optional, Union
 OUTSIDE = ".outside-home"
 
 
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory + os.sep)
+
+
+def _runtime_dirs() -> tuple[str, ...]:
+    """This user's runtime directories, as platformdirs finds them on POSIX (on Windows they
+    lie under the home). Computed here: asking platformdirs would warn, or create one."""
+    found = [os.environ.get("XDG_RUNTIME_DIR", "")]
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None:
+        uid = getuid()
+        found += [f"/run/user/{uid}", f"/var/run/user/{uid}", f"/tmp/runtime-{uid}"]
+    return tuple(os.path.normcase(os.path.abspath(d)) for d in found if d)
+
+
 class PlatformdirsRedirect:
     """Wraps platformdirs' user directories; passes through when no test is sealed."""
 
     def __init__(self, real_home: str) -> None:
         self.real_home = os.path.normcase(os.path.abspath(real_home))
+        self.real_runtime = _runtime_dirs()
+        self.basetemp = ""  # pytest's, once the first home is made under it
         self.current: Optional[str] = None
         self._saved: dict[str, Any] = {}
         self._cls: Optional[type] = None
@@ -34,8 +53,15 @@ class PlatformdirsRedirect:
         folded = os.path.normcase(text)
         if folded == os.path.normcase(home) or folded.startswith(os.path.normcase(home) + os.sep):
             return value
-        if folded == self.real_home or folded.startswith(self.real_home + os.sep):
+        in_home = _within(folded, self.real_home)
+        # The test's own tmp_path stays; the most specific place decides, as for the guards.
+        in_tmp = bool(self.basetemp) and _within(folded, self.basetemp)
+        if in_tmp and (not in_home or len(self.basetemp) > len(self.real_home)):
+            return value
+        if in_home:
             moved = home + text[len(self.real_home) :]
+        elif not any(_within(folded, d) for d in self.real_runtime):
+            return value  # where the test itself pointed platformdirs
         else:
             drive, rest = os.path.splitdrive(text)
             moved = os.path.join(home, OUTSIDE, drive.strip(":\\/"), rest.lstrip("\\/"))

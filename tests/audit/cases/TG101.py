@@ -5,6 +5,7 @@ import json
 import os
 import re
 import unittest
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -189,6 +190,14 @@ def test_runs_the_source_it_reads():
 def test_reads_the_source_and_never_checks_it():
     text = SPAWN.read_text()
     assert runner.run(text) == 0
+
+
+def test_reads_the_generated_init_of_a_class_it_defines():
+    @dataclass
+    class Point:
+        x: int
+
+    assert "self.x = x" in inspect.getsource(Point.__init__)
 
 
 def helper():

@@ -86,8 +86,9 @@ def test_it_stays_silent_for_names_outside_the_project() -> None:
 def test_it_stays_silent_when_the_defining_module_uses_the_name_itself() -> None:
     """`agent.clients` calls HttpClient itself, and this test does not import agent.service.
 
-    Ablation: replace `reached and not self._imports_any(importer for importer, _ in bypassed)`
-    with `False` in `src/truegreen/audit/rules/patch_at_definition.py`."""
+    Ablation: replace `reached and not self._imports_any(importer for importer, local in
+    bypassed if self._binds(importer, local))` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
     source = "def test_it(mocker):\n    mocker.patch('agent.clients.HttpClient')\n"
     premise = "from agent.service import status\n" + source
     assert len(audit(project("TG201"), "TG201", "tests/test_x.py", premise)) == 1
@@ -95,7 +96,8 @@ def test_it_stays_silent_when_the_defining_module_uses_the_name_itself() -> None
 
 
 def test_importing_a_submodule_is_not_importing_a_name_of_its_package() -> None:
-    """`agent.research` re-exports `query`, which `agent.research.search` also calls itself.
+    """`agent.research` imports `query` (and calls it), which `agent.research.search` also
+    calls itself.
 
     Ablation: replace `project.module(origin) is not None` with `False` in
     `src/truegreen/audit/rules/patch_at_definition.py`."""
@@ -104,3 +106,16 @@ def test_importing_a_submodule_is_not_importing_a_name_of_its_package() -> None:
     assert len(audit(project("TG201"), "TG201", "tests/test_x.py", by_name)) == 1  # premise
     submodule = "from agent.research import search" + patch
     assert audit(project("TG201"), "TG201", "tests/test_x.py", submodule) == []
+
+
+def test_a_package_that_only_re_exports_the_name_is_not_a_bypass() -> None:
+    """click's shape: `click/__init__.py` re-exports `termui.getchar`, `termui.pause` calls it,
+    and a test patches `click.termui.getchar` then calls `click.pause()`.
+
+    Ablation: replace `self._binds(importer, local)` with `True` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    patch = "\n\ndef test_it(monkeypatch):\n    monkeypatch.setattr(prompts, 'getchar', str)\n"
+    through = "import agent\nfrom agent import prompts" + patch + "    agent.getchar()\n"
+    assert len(audit(project("TG201"), "TG201", "tests/test_x.py", through)) == 1  # premise
+    calls_pause = "import agent\nfrom agent import prompts" + patch + "    agent.pause()\n"
+    assert audit(project("TG201"), "TG201", "tests/test_x.py", calls_pause) == []

@@ -100,3 +100,20 @@ def test_setenv_platform_dir_is_silent_where_the_project_does_not_use_platformdi
     (root / "src" / "app" / "paths.py").write_text("import os\nHOME = os.environ['HOME']\n")
     project = Project(root, packages=frozenset({"app"}), source_roots=(root / "src",))
     assert audit_file(project, test_file, SetenvPlatformDir) == []
+
+
+def test_setenv_platform_dir_is_silent_in_platformdirs_itself(tmp_path: Path) -> None:
+    """platformdirs' own tests set XDG_* to test what its Unix class answers.
+
+    Ablation: replace `imported - project.packages` with `imported` in
+    `src/truegreen/audit/rules/setenv_platform_dir.py`.
+    """
+    root = tmp_path / "platformdirs"
+    shutil.copytree(PROJECTS / "TG204", root)
+    test_file = root / "tests" / "test_settings.py"
+    project = Project(root, packages=frozenset({"app"}), source_roots=(root / "src",))
+    assert audit_file(project, test_file, SetenvPlatformDir), "premise: flagged in a user of it"
+    (root / "src" / "app").rename(root / "src" / "platformdirs")
+    (root / "src" / "platformdirs" / "unix.py").write_text("from platformdirs.api import Base\n")
+    itself = Project(root, packages=frozenset({"platformdirs"}), source_roots=(root / "src",))
+    assert audit_file(itself, test_file, SetenvPlatformDir) == []

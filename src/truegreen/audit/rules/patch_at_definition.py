@@ -47,9 +47,11 @@ class PatchAtDefinition(Rule):
     definition is correct when the code under test reads the name from the defining module
     itself, so the rule stays silent when the defining module uses the name, or another
     module reads it as `a.b.Name`, unless the test file imports one of the modules that
-    bound it by `from`. A `from` import inside a function runs at call time and sees the
-    patch, so it does not count. Names outside the project, targets built at run time and
-    patches through a fixture other than `mocker`/`monkeypatch` are not checked.
+    bound it by `from` and call it (a package `__init__.py` that only re-exports the name
+    counts only when the test reads the name through it). A `from` import inside a function
+    runs at call time and sees the patch, so it does not count. Names outside the project,
+    targets built at run time and patches through a fixture other than
+    `mocker`/`monkeypatch` are not checked.
     """
 
     code = "TG201"
@@ -79,7 +81,9 @@ class PatchAtDefinition(Rule):
         reached = project.reads(defining, found.attribute) or project.attribute_readers(
             defining.name, found.attribute
         )
-        if reached and not self._imports_any(importer for importer, _ in bypassed):
+        if reached and not self._imports_any(
+            importer for importer, local in bypassed if self._binds(importer, local)
+        ):
             return
         usages = ", ".join(f'"{importer}.{local}"' for importer, local in bypassed[:3])
         more = f" (and {len(bypassed) - 3} more)" if len(bypassed) > 3 else ""
@@ -87,6 +91,25 @@ class PatchAtDefinition(Rule):
             found.node,
             f'patch {usages}{more}, where it is used: "{found.dotted}" is where it is defined, '
             f"and a `from` import bound it before the test ran",
+        )
+
+    def _binds(self, importer: str, local: str) -> bool:
+        """Whether the early binding in ``importer`` is ever called: its own code reads it, or
+        this test reads it through ``importer`` (``pkg.Name``, or ``from pkg import Name`` in
+        the file).
+        A package that only re-exports the name (click's ``__init__``) calls nothing."""
+        project = graph.graph(self.ctx.project)
+        module = project.module(importer)
+        if module is not None and project.reads(module, local):
+            return True
+        dotted = f"{importer}.{local}"
+        if dotted in self.ctx.aliases.values():
+            return True
+        return any(
+            isinstance(node, ast.Attribute)
+            and node.attr == local
+            and self.ctx.qualname(node) == dotted
+            for node in ast.walk(self.ctx.test_function or self.ctx.tree)
         )
 
     def _imports_any(self, modules: Iterator[str]) -> bool:

@@ -71,15 +71,17 @@ class ReadsSourceCode(Rule):
     `.parent` and `glob`/`rglob` loops; a path built by a helper function is not. Paths built
     from a parameter or fixture (`tmp_path`, a generated project) are taken to be files the
     test wrote and stay silent, as do files opened for writing and source that is only run,
-    compiled or handed to other code. A test of a tool that reads code (a formatter, an
-    `inspect` feature) reads `.py` files as data and is flagged: suppress it on its line with
-    the reason.
+    compiled or handed to other code. `inspect.getsource` of a class or function the test
+    defines itself (its own code, or code a library generated for it, such as attrs'
+    `__init__`) stays silent; of one built by a call (`make_class(...)`) it is flagged. A
+    test of a tool that reads code (a formatter, an `inspect` feature) reads `.py` files as
+    data and is flagged: suppress it on its line with the reason.
     """
 
     code = "TG101"
     name = "reads-source-code"
-    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.For, ast.With,
-             ast.AsyncWith, ast.Assert, ast.Compare, ast.Call, ast.Return)  # fmt: skip
+    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.For,
+             ast.With, ast.AsyncWith, ast.Assert, ast.Compare, ast.Call, ast.Return)  # fmt: skip
     triggers = ("open", "read_text", "read_bytes", "getsource")
 
     def __init__(self, ctx: FileContext) -> None:
@@ -89,9 +91,16 @@ class ReadsSourceCode(Rule):
         self.handles: dict[tuple[int, str], ast.Call] = {}  # open files of source: the open()
         self.texts: dict[tuple[int, str], ast.Call] = {}  # source text: the call that read it
         self.reported: set[int] = set()
+        # (id of the function, name) of classes and functions a test defines: their source is
+        # the test's own, or code generated at run time (attrs' __init__), not the project's
+        self.defined: set[tuple[int, str]] = set()
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if self.ctx.function is not None:
+                self.defined.add((self._scope(), node.name))
+            if isinstance(node, ast.ClassDef):
+                return
             args = node.args
             for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
                 if arg is not None:
@@ -170,7 +179,7 @@ class ReadsSourceCode(Rule):
             return None
         func = node.func
         if self._name(func) in GETSOURCE:
-            return node
+            return None if node.args and self._defined_here(node.args[0]) else node
         if not isinstance(func, ast.Attribute):
             return None
         if func.attr in ("read_text", "read_bytes"):
@@ -191,6 +200,15 @@ class ReadsSourceCode(Rule):
         if isinstance(func, ast.Attribute) and func.attr == "open" and not self._writes(node, 0):
             return node if self._is_source(func.value) else None
         return None
+
+    def _defined_here(self, node: ast.AST) -> bool:
+        """Whether ``node`` (``Point``, ``Point.__init__``) is a class or function that the
+        enclosing function defines itself."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        return any((id(scope), node.id) in self.defined for scope in self.ctx.scopes)
 
     def _lookup_in(self, table: dict[tuple[int, str], ast.Call], name: str) -> Optional[ast.Call]:
         for scope in reversed(self.ctx.scopes):

@@ -18,12 +18,14 @@ def _redirects(name: Optional[str]) -> bool:
 
 
 def uses_platformdirs(project: Project) -> bool:
-    """Whether the project's own code imports platformdirs (or its predecessor appdirs)."""
+    """Whether the project's own code imports platformdirs (or its predecessor appdirs) as a
+    dependency: in platformdirs itself the variables are the input its tests vary."""
     if "uses_platformdirs" not in project.facts:
         found = False
         for path in project.source_files():
             try:
-                if _RESOLVERS.search(path.read_bytes()):
+                imported = {m.group(1).decode() for m in _RESOLVERS.finditer(path.read_bytes())}
+                if imported - project.packages:
                     found = True
                     break
             except OSError:
@@ -62,8 +64,10 @@ class SetenvPlatformDir(Rule):
     (truegreen's hermetic environment already redirects platformdirs itself for every test.)
 
     ## Known problems
-    "Uses platformdirs" means some module under the project's source imports it; a project
-    that reads `XDG_CONFIG_HOME` by hand as well gets the finding too.
+    "Uses platformdirs" means some module under the project's source imports it, and it is
+    not one of the project's own packages (platformdirs' own tests set the variables to test
+    its Unix answers); a project that reads `XDG_CONFIG_HOME` by hand as well gets the
+    finding too.
     """
 
     code = "TG204"
