@@ -106,8 +106,30 @@ def end_tree(process: Child, *, everything: bool, grace: float = 3.0) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     _signal_all(last, signal.SIGKILL)
     process.wait()
-    if everything:
-        reap_orphans()
+    _wait_gone(last, reap=everything)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _wait_gone(pids: Sequence[int], *, reap: bool, timeout: float = 2.0) -> None:
+    """Return once every signalled process is gone, not merely sent SIGKILL: a killed
+    process lingers until the kernel tears it down and its parent (or this subreaper, which
+    inherits the orphans) collects it. Bounded: a process stuck in the kernel is left."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if reap:
+            reap_orphans()
+        if not any(_alive(pid) for pid in pids) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
 
 
 def reap_orphans() -> None:
