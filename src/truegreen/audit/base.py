@@ -22,6 +22,13 @@ FileKind = str  # "test" (test_*.py, *_test.py), "conftest" (conftest.py), "sour
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
+def string_value(node: Optional[ast.AST]) -> Optional[str]:
+    """The text of a string literal, or None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
 @dataclass(frozen=True)
 class Finding:
     """One rule firing at one place. ``path`` is relative to the project root, POSIX style;

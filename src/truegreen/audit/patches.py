@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from truegreen.audit.base import FileContext
+from truegreen.audit.base import FileContext, string_value
 
 MOCKERS = ("mocker", "class_mocker", "module_mocker", "package_mocker", "session_mocker")
 # patchers whose first argument is the dotted target as a string
@@ -19,6 +19,8 @@ BY_OBJECT = frozenset(
     | {f"{fixture}.patch.object" for fixture in MOCKERS}
 )
 MONKEYPATCH = frozenset({"monkeypatch.setattr", "monkeypatch.delattr"})
+# the last name of every patcher above: the calls a patch-reading rule needs to see
+CALLEES = frozenset({"patch", "object", "setattr", "delattr"})
 
 
 @dataclass(frozen=True)
@@ -33,12 +35,6 @@ class Target:
     @property
     def dotted(self) -> str:
         return f"{self.owner}.{self.attribute}"
-
-
-def _string(node: Optional[ast.expr]) -> Optional[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None
 
 
 def _argument(call: ast.Call, index: int, keyword: str) -> Optional[ast.expr]:
@@ -67,15 +63,15 @@ def _target(ctx: FileContext, call: ast.Call) -> Optional[Target]:
     if patcher is None:
         return None
     first = _argument(call, 0, "target")
-    if patcher in BY_STRING or (patcher in MONKEYPATCH and _string(first) is not None):
-        dotted = _string(first)
+    if patcher in BY_STRING or (patcher in MONKEYPATCH and string_value(first) is not None):
+        dotted = string_value(first)
         if first is None or dotted is None or "." not in dotted:
             return None
         owner, _, attribute = dotted.rpartition(".")
         return Target(first, owner, attribute, by_object=False)
     if patcher in BY_OBJECT or patcher in MONKEYPATCH:
         name_node = _argument(call, 1, "attribute" if patcher in BY_OBJECT else "name")
-        name = _string(name_node)
+        name = string_value(name_node)
         holder = ctx.qualname(first) if first is not None else None
         if holder is None or name is None or name_node is None:
             return None

@@ -275,19 +275,11 @@ class HermeticPlugin:
         if self.needs_tmp and not tmp:
             tmp = self._tmp(item)
         removed = self._removals(before)
-        home_text = str(home)
-        key = (home_text, tmp)
-        if key != self._assigned[0]:
-            values = self.seal.assignments(home=home_text, tmp=tmp)
-            self._assigned = (
-                key,
-                [(n, v, _encodekey(n), _encodevalue(v)) for n, v in values.items()],
-            )
         # Undo entries keep the encoded key and value (or None), decoded only if ever needed.
         undo: list[tuple[str, Any, Any]] = [(name, raw, before[raw]) for name, raw in removed]
         for name, raw, _ in undo:
             _drop(raw, name)
-        for name, value, raw, raw_value in self._assigned[1]:
+        for name, value, raw, raw_value in self._assignments(str(home), tmp):
             undo.append((name, raw, before.get(raw)))
             _put(raw, raw_value, name, value)
         after = sealed._after = _snapshot()
@@ -295,13 +287,7 @@ class HermeticPlugin:
         sealed.cleared = tuple(name for name, _ in removed)
         if not self._tz_noop and after.get(_TZ) != before.get(_TZ):
             _tzset()
-        self.sealed += 1
-        self.removed.update(sealed.cleared)
-        self.redirect.current = home_text
-        for reset in self.resetters:
-            reset()
-        if self.on_seal is not None:
-            self.on_seal(sealed)
+        self._begin(sealed)
 
     def _continue(self, item: pytest.Item, sealed: Hermetic) -> None:
         """Seal the next test with the seal the last one left on: only a new home to set,
@@ -309,21 +295,30 @@ class HermeticPlugin:
         home = self._take_home(item)
         if home != sealed.home:
             sealed.home = home
-            home_text = str(home)
-            values = self.seal.assignments(home=home_text, tmp="")
-            self._assigned = (
-                (home_text, ""),
-                [(n, v, _encodekey(n), _encodevalue(v)) for n, v in values.items()],
-            )
             after = sealed._after
-            for name, value, raw, raw_value in self._assigned[1]:
+            for name, value, raw, raw_value in self._assignments(str(home), ""):
                 if after.get(raw) != raw_value:
                     _put(raw, raw_value, name, value)
             sealed._after = _snapshot()
-            self.redirect.current = home_text
+        self._begin(sealed)
+
+    def _assignments(self, home: str, tmp: str) -> list[tuple[str, str, Any, Any]]:
+        """The seal's (name, value, encoded name, encoded value) for this home, encoded once
+        per home rather than once per test (an untouched home is handed on)."""
+        if (home, tmp) != self._assigned[0]:
+            values = self.seal.assignments(home=home, tmp=tmp)
+            self._assigned = (
+                (home, tmp),
+                [(n, v, _encodekey(n), _encodevalue(v)) for n, v in values.items()],
+            )
+        return self._assigned[1]
+
+    def _begin(self, sealed: Hermetic) -> None:
+        """The test runs sealed from here: count it, redirect platformdirs, reset caches."""
         self.current = sealed
         self.sealed += 1
         self.removed.update(sealed.cleared)
+        self.redirect.current = str(sealed.home)
         for reset in self.resetters:
             reset()
         if self.on_seal is not None:

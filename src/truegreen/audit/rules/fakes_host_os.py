@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from truegreen.audit.base import Finding, Rule
 from truegreen.audit.hostos import HOST_FLAG, HOST_NAMES
-from truegreen.audit.patches import target
+from truegreen.audit.patches import CALLEES, target
 
 
 class FakesHostOs(Rule):
@@ -49,7 +49,7 @@ class FakesHostOs(Rule):
     code = "TG301"
     name = "fakes-host-os"
     nodes = (ast.Call, ast.Assign)
-    calls = frozenset({"patch", "object", "setattr", "delattr"})
+    calls = CALLEES
     triggers = ("platform", "os.name", '"name"', "'name'", "uname", "getwindowsversion", "_WIN",
                 "_MAC", "_OSX", "_DARWIN", "_LINUX", "_POSIX")  # fmt: skip
 

@@ -58,7 +58,7 @@ class PatchAtDefinition(Rule):
     name = "patch-at-definition"
     triggers = ("patch", "setattr", "delattr")  # without one, the file has nothing to find
     nodes = (ast.Call,)
-    calls = frozenset({"patch", "object", "setattr", "delattr"})
+    calls = patches.CALLEES
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         assert isinstance(node, ast.Call)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Optional
 
-from truegreen.audit.base import Finding, Project, Rule
+from truegreen.audit.base import Finding, Project, Rule, string_value
 
 PLATFORM_DIR_VARIABLES = frozenset({"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA"})
 _RESOLVERS = re.compile(rb"^\s*(?:import|from)\s+(platformdirs|appdirs)\b", re.MULTILINE)
@@ -96,7 +96,7 @@ class SetenvPlatformDir(Rule):
         names: list[Optional[str]] = []
         if isinstance(node, ast.Assign):
             names = [
-                _string(target.slice)
+                string_value(target.slice)
                 for target in node.targets
                 if isinstance(target, ast.Subscript) and ctx.qualname(target.value) == "os.environ"
             ]
@@ -104,21 +104,15 @@ class SetenvPlatformDir(Rule):
             called = ctx.qualname(node.func) or ""
             mapping: Optional[ast.AST] = None
             if called.endswith(".setenv") and node.args:
-                names = [_string(node.args[0])]
+                names = [string_value(node.args[0])]
             elif called == "os.environ.update":
                 mapping = node.args[0] if node.args else None
                 names = [kw.arg for kw in node.keywords]
             elif called.endswith("patch.dict") and len(node.args) > 1:
                 first = node.args[0]
-                if "os.environ" in (ctx.qualname(first), _string(first)):
+                if "os.environ" in (ctx.qualname(first), string_value(first)):
                     mapping = node.args[1]
                     names = [kw.arg for kw in node.keywords]
             if isinstance(mapping, ast.Dict):
-                names += [_string(key) for key in mapping.keys]
+                names += [string_value(key) for key in mapping.keys]
         return [name for name in names if name is not None and _redirects(name)]
-
-
-def _string(node: Optional[ast.AST]) -> Optional[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None
