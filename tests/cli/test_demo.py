@@ -1,68 +1,235 @@
-"""truegreen demo: the story told by four real runs of the embedded sample project."""
+"""truegreen demo: each section keeps its promise on the embedded sample, run for real."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from truegreen.cli.demo import Outcome, copy_sample, story
+from truegreen.cli import demo_stage, main
+from truegreen.cli.demo_stage import copy_sample
+from truegreen.demo.model import Shown
+from truegreen.demo.sections import NAMES
 
 
-def test_the_demo_runs_as_a_real_command_and_tells_the_story(tmp_path: Path) -> None:
+def _play(capsys: pytest.CaptureFixture[str], *words: str) -> tuple[int, list[str]]:
+    status = main(["demo", *words])
+    return status, capsys.readouterr().out.splitlines()
+
+
+def _block(lines: list[str], name: str) -> list[str]:
+    """The lines of one section: from its heading to the next blank line."""
+    start = next(i for i, line in enumerate(lines) if re.match(rf"\[\d+/\d+\] {name}: ", line))
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return lines[start:end]
+
+
+def test_the_demo_runs_as_a_real_command_and_every_section_behaves(tmp_path: Path) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
     done = subprocess.run(
         [sys.executable, "-m", "truegreen", "demo"],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    plain = lines.index("1. plain pytest (-p no:truegreen)")
-    sealed = lines.index("2. under truegreen")
-    assert "2 passed, 1 failed" in lines[plain + 1]
-    assert "wrote into HOME: .cache/greeter/history.txt" in lines[plain + 1]
-    assert "failed: test_greets_by_name" in lines[plain + 2]
-    assert "3 passed" in lines[plain + 3]
-    assert "   -> same code, same tests, different verdicts: an ambient variable decided." in lines
-    assert lines[sealed + 1].endswith("3 passed             HOME untouched")
-    assert lines[sealed + 2].endswith("3 passed             HOME untouched")
-    assert list(tmp_path.iterdir()) == []  # the demo writes only into its own temp directory
+    headings = [line.split(":")[0] for line in lines if re.match(r"\[\d+/9\] ", line)]
+    assert headings == [f"[{i}/9] {name}" for i, name in enumerate(NAMES, 1)]
+    assert sum(line.startswith("   -> proved: ") for line in lines) == 9
+    assert re.fullmatch(
+        r"truegreen demo: all 9 sections behaved as promised \(\d+\.\ds\)\.", lines[-4]
+    )
+    assert list(cwd.iterdir()) == []  # the demo writes only into its own temporary directory
     assert list(Path(os.environ["HOME"]).iterdir()) == []
+
+
+def test_the_hermetic_section_shows_two_verdicts_plain_and_one_sealed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, lines = _play(capsys, "hermetic")
+    shown = _block(lines, "hermetic")
+    assert status == 0, "\n".join(lines)
+    runs = [
+        line.split(":", 1)[1].strip() for line in shown if line.startswith(("    your", "    a "))
+    ]
+    assert [re.sub(r"\s{2,}", " | ", run) for run in runs] == [
+        "2 passed, 1 failed | wrote into HOME: .cache/greeter/history.txt",
+        "3 passed | wrote into HOME: .cache/greeter/history.txt",
+        "3 passed | HOME untouched",
+        "3 passed | HOME untouched",
+    ]
+    failed = "failed: test_greets_by_name  (AssertionError: assert 'HELLO, ADA!' == 'Hello, Ada.')"
+    assert failed in [line.strip() for line in shown]
+
+
+def test_the_guards_section_fails_a_write_into_the_repo_and_the_home_and_a_dial_to_a_daemon(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, lines = _play(capsys, "guards")
+    shown = "\n".join(_block(lines, "guards"))
+    assert status == 0, "\n".join(lines)
+    port = re.search(r"\$ GREETING_SERVICE=127\.0\.0\.1:(\d+) pytest caught/test_guards\.py", shown)
+    assert port is not None
+    assert "write: did open for writing caught/report.txt (under the project tree)" in shown
+    assert "write: did open for writing ~/.greeter-cache (under the real home)" in shown
+    assert f"network: blocked connect to 127.0.0.1:{port.group(1)} (no listener" in shown
+    assert re.search(r"^    3 failed in ", shown, re.M)
+
+
+def test_the_hints_section_names_the_missing_rc_file(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines = _play(capsys, "hints")
+    shown = _block(lines, "hints")
+    assert status == 0, "\n".join(lines)
+    hint = [line.strip() for line in shown if "truegreen hint:" in line]
+    assert hint == [
+        "truegreen hint: it read ~/.greeterrc, absent from its sealed home (every test starts "
+        'with an empty one); establish it in the test: hermetic.home_file(".greeterrc", ...)'
+    ]
+
+
+def test_the_audit_section_finds_a_sleep_and_a_test_without_assertion(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, lines = _play(capsys, "audit")
+    found = re.findall(r"^    (\S+):\d+:\d+: (TG\d+ \S+)", "\n".join(lines), re.M)
+    assert status == 0, "\n".join(lines)
+    assert found == [
+        ("caught/test_guards.py", "TG402 sleep-in-test"),
+        ("tests/test_nicknames.py", "TG105 no-assertion"),
+    ]
+
+
+def test_the_ablate_section_kills_one_record_and_one_survives(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, lines = _play(capsys, "ablate")
+    verdicts = re.findall(
+        r"^      (killed|survived): tests/test_refusals\.py::(\w+)", "\n".join(lines), re.M
+    )
+    assert status == 0, "\n".join(lines)
+    assert verdicts == [
+        ("killed", "test_a_name_on_two_lines_is_refused"),
+        ("survived", "test_an_empty_name_is_refused"),
+    ]  # fmt: skip
+
+
+def test_the_leaks_section_names_the_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines = _play(capsys, "leaks")
+    shown = [line.strip() for line in _block(lines, "leaks")]
+    assert status == 0, "\n".join(lines)
+    assert shown[1] == "$ FAREWELL_WORD=Cheerio truegreen leaks -- tests"
+    at = shown.index("tests/test_farewell.py::test_says_goodbye")
+    expected = ["ambient: failed, sealed: passed", "culprit: variable FAREWELL_WORD"]
+    assert shown[at + 1 : at + 3] == expected
+
+
+def test_the_flakes_section_names_the_polluter(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines = _play(capsys, "flakes")
+    shown = [line.strip() for line in _block(lines, "flakes")]
+    assert status == 0, "\n".join(lines)
+    victim = [line for line in shown if line.startswith("victim ")]
+    assert victim[0].split()[1] == "tests/test_nicknames.py::test_greets_linus_by_his_name"
+    assert "polluter: tests/test_nicknames.py::test_a_nickname_can_be_given" in shown
+
+
+def test_the_run_section_runs_each_file_alone_and_sums_up_its_metrics(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, lines = _play(capsys, "run")
+    shown = [line.strip() for line in _block(lines, "run")]
+    assert status == 0, "\n".join(lines)
+    assert re.fullmatch(r"8 passed in \d+\.\d+s \(4 files, one process each\)", shown[2])
+    assert shown[3:5] == ["$ truegreen metrics .metrics", "truegreen metrics: 8 tests, 8 passed"]
+
+
+def test_the_shards_section_verifies_two_shards(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines = _play(capsys, "shards")
+    shown = [line.strip() for line in _block(lines, "shards")]
+    assert status == 0, "\n".join(lines)
+    selected = [sum(map(int, re.findall(r"(\d+) (?:passed|deselected)", s))) for s in shown[2:5:2]]
+    assert selected == [8, 8]
+    assert "ok   every selected test in a shard (8 tests)" in shown
+    assert [line for line in shown if line.startswith("FAIL")] == []
+
+
+def test_the_demo_leaves_nothing_in_the_temporary_directory(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The copies, homes and temporary files of every section go when the demo ends.
+
+    Ablation: delete `shutil.rmtree(workdir, ignore_errors=True)` in `src/truegreen/cli/demo.py`.
+    """
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert _play(capsys, "audit", "--keep")[0] == 0
+    kept = list(tmp_path.iterdir())
+    assert [p.name[:15] for p in kept] == ["truegreen-demo-"]  # premise: the demo works in there
+    shutil.rmtree(kept[0])
+    assert _play(capsys, "audit")[0] == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_section_that_did_not_behave_fails_the_demo_and_is_named(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def play(section: object, root: Path) -> Shown:
+        ok = getattr(section, "name", "") != "guards"
+        return Shown(("$ pytest caught/test_guards.py",), "expected 3 failed tests", ok)
+
+    monkeypatch.setattr(demo_stage, "play", play)
+    status, lines = _play(capsys, "audit", "guards")
+    assert status == 1
+    assert "   !! NOT AS PROMISED: expected 3 failed tests" in lines
+    assert lines[-1] == (
+        "truegreen demo: 1 of 2 sections did NOT behave as promised: guards. Please report it."
+    )
+
+
+def test_list_names_every_section_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines = _play(capsys, "--list")
+    assert status == 0
+    assert [line.split()[0] for line in lines] == list(NAMES)
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["nope"], "truegreen: error: truegreen demo: expected sections among hermetic, "
+                   "guards, hints, audit, ablate, leaks, flakes, run, shards (got 'nope'); "
+                   "truegreen demo --list describes them"),
+        (["--list", "guards"], "truegreen: error: truegreen demo --list takes no SECTION "
+                               "(got 'guards')"),
+        (["--jobs", "-1"], "truegreen: error: --jobs must be 0 (every section at once) or "
+                           "more (got -1)"),
+    ],
+)  # fmt: skip
+def test_a_usage_error_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], words: list[str], message: str
+) -> None:
+    status = main(["demo", *words])
+    assert (status, capsys.readouterr().err) == (2, message + "\n")
 
 
 def test_the_sample_ships_inside_the_package(tmp_path: Path) -> None:
     copy_sample(tmp_path / "greeter")
-    names = sorted(p.name for p in (tmp_path / "greeter").iterdir())
-    assert names == ["greeter.py", "pyproject.toml", "test_greeter.py"]
-
-
-@pytest.mark.parametrize(
-    ("sealed_shell", "ok"),
-    [
-        (Outcome(3, [], []), True),
-        (Outcome(2, [("test_greets_by_name", "assert")], []), False),
-        (Outcome(3, [], [".cache/greeter/history.txt"]), False),
-    ],
-)
-def test_the_demo_fails_when_the_sealed_runs_differ_or_write(
-    sealed_shell: Outcome, ok: bool
-) -> None:
-    clean = Outcome(3, [], [])
-    plain = Outcome(3, [], ["x"])
-    lines, verdict = story(
-        {
-            (False, True): plain,
-            (False, False): plain,
-            (True, True): sealed_shell,
-            (True, False): clean,
-        }
+    names = sorted(
+        p.relative_to(tmp_path / "greeter").as_posix() for p in (tmp_path / "greeter").rglob("*.*")
     )
-    assert verdict is ok
-    assert (
-        "truegreen did NOT seal this run as it should: please report it." in "\n".join(lines)
-    ) is not ok
+    assert names == [
+        "caught/test_guards.py",
+        "caught/test_settings.py",
+        "greeter.py",
+        "pyproject.toml",
+        "tests/test_farewell.py",
+        "tests/test_greeter.py",
+        "tests/test_nicknames.py",
+        "tests/test_refusals.py",
+    ]  # fmt: skip

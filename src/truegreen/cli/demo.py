@@ -1,181 +1,123 @@
-"""``truegreen demo``: one small project, two machines, run plain and then under truegreen."""
+"""``truegreen demo``: every feature of truegreen, shown on one small sample project."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
-from dataclasses import dataclass
-from importlib import resources
+import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from truegreen.cli import add_verb
-from truegreen.core.errors import TruegreenError
-from truegreen.core.junit import read_junit
+from truegreen.cli import Status, add_verb
+from truegreen.core.errors import UsageError
+from truegreen.demo.model import Shown
+from truegreen.demo.sections import NAMES, SECTIONS, Section
 
 EXAMPLE = """\
-  truegreen demo
-  truegreen demo --keep     # leave the sample project and its homes for a look
+  truegreen demo                  # every section
+  truegreen demo guards leaks     # only these sections
+  truegreen demo --list           # the sections and what each shows
+  truegreen demo --keep           # leave the sample's copies and homes for a look
 """
 
-SHELL = "your shell (GREETER_STYLE=shout exported)"
-CLEAN = "a clean CI machine"
-# Variables of the person running the demo that would change its story.
-_SCRUB_PREFIXES = ("GREETER_", "TRUEGREEN_", "XDG_")
-_SCRUB = {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PY_COLORS"}
+INTRO = """\
+truegreen demo: one small project, greeter, through every feature of truegreen.
+greeter.py greets by name, reads GREETER_STYLE and keeps a history in ~/.cache/greeter;
+tests/ holds its 8 tests (green on a clean machine), caught/ the tests truegreen catches.
+Each section runs in a copy of the project of its own, with a temporary home, and prints
+the commands it ran: run them yourself in the copies truegreen demo --keep leaves."""
+
+OUTRO = """\
+On your own project: pip install truegreen, then run pytest as usual.
+truegreen doctor shows what is sealed; declare your app's variables in [tool.truegreen]."""
 
 
 def add_parser(verbs: Any) -> None:
     parser = add_verb(
         verbs,
         "demo",
-        summary="run the embedded sample project plain and under truegreen",
-        description="Copy a small sample project into a temporary directory and run its "
-        "suite four times: plain and under truegreen, each in a developer's shell and on a "
-        "clean machine. Nothing outside the temporary directory is read or written. "
-        "Exit 0 when truegreen sealed every run as it should.",
+        summary="show every feature on an embedded sample project",
+        description="Copy a small sample project into a temporary directory and show, section "
+        "by section, what truegreen does to it: the hermetic environment, the guards, failure "
+        "hints, the audit, ablation, leaks, flakes, the sealed runner with metrics, and "
+        "verified shards. Each section prints the commands it ran, the lines that matter and "
+        "what it proved. Nothing outside the temporary directory is read or written, and the "
+        "only connection is to the demo's own listener on 127.0.0.1. Exit 0 when every "
+        "section behaved as promised, 1 when one did not.",
         example=EXAMPLE,
     )
+    parser.add_argument("sections", nargs="*", metavar="SECTION",
+                        help="play only these sections (default: all; see --list)")  # fmt: skip
+    parser.add_argument("--list", action="store_true", help="name the sections and stop")
+    parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                        help="sections played side by side (default 0: all at once)")  # fmt: skip
     parser.add_argument(
         "--keep", action="store_true", help="keep the temporary directory and print its path"
     )
     parser.set_defaults(run=run)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one pytest run of the sample did."""
-
-    passed: int
-    failed: list[tuple[str, str]]  # (test, first line of the failure)
-    written: list[str]  # files that appeared in the home it ran with
-
-    def counts(self) -> str:
-        text = f"{self.passed} passed"
-        return text + (f", {len(self.failed)} failed" if self.failed else "")
-
-
-def copy_sample(dest: Path) -> None:
-    """Copy the sample project that ships inside the package into ``dest``."""
-    dest.mkdir(parents=True)
-    for entry in resources.files("truegreen.demo").joinpath("sample").iterdir():
-        if entry.is_file() and entry.name.endswith((".py", ".toml")):
-            dest.joinpath(entry.name).write_bytes(entry.read_bytes())
-
-
-def _files(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
-
-
-def _environment(home: Path, shell: bool) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if k not in _SCRUB and not k.startswith(_SCRUB_PREFIXES)
-    }
-    env.update(HOME=str(home), USERPROFILE=str(home), PYTHONDONTWRITEBYTECODE="1")
-    if shell:
-        env["GREETER_STYLE"] = "shout"
-    return env
-
-
-def run_matrix(workdir: Path) -> dict[tuple[bool, bool], Outcome]:
-    """Run the sample four times at once: (sealed?, developer shell?) -> outcome."""
-    project = workdir / "greeter"
-    copy_sample(project)
-    runs = {}
-    for sealed in (False, True):
-        for shell in (True, False):
-            tag = f"{'sealed' if sealed else 'plain'}-{'shell' if shell else 'clean'}"
-            home = workdir / f"home-{tag}"
-            home.mkdir()
-            report = workdir / f"{tag}.xml"
-            argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-            argv += [] if sealed else ["-p", "no:truegreen"]
-            argv += [f"--junitxml={report}", "-o", "junit_family=xunit1"]
-            proc = subprocess.Popen(
-                argv,
-                cwd=project,
-                env=_environment(home, shell),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-            )
-            runs[(sealed, shell)] = (proc, home, report)
-    outcomes = {}
-    for key, (proc, home, report) in runs.items():
-        output, _ = proc.communicate()
-        if not report.is_file():
-            text = output.decode(errors="replace").strip().splitlines()
-            raise TruegreenError(f"pytest did not run the sample: {text[-1] if text else '?'}")
-        results = read_junit(report)
-        failed = [(name.rsplit("::", 1)[-1], why) for name, why in results.failed]
-        outcomes[key] = Outcome(results.passed, failed, sorted(_files(home)))
-    return outcomes
-
-
-def _line(label: str, outcome: Outcome) -> list[str]:
-    wrote = (
-        f"wrote into HOME: {', '.join(outcome.written)}" if outcome.written else "HOME untouched"
-    )
-    lines = [f"   {label + ':':<44} {outcome.counts():<20} {wrote}"]
-    lines += [f"       failed: {name}  ({why})" for name, why in outcome.failed]
-    return lines
-
-
-def story(outcomes: dict[tuple[bool, bool], Outcome]) -> tuple[list[str], bool]:
-    """The screenful the demo prints, and whether truegreen did what it promises."""
-    plain_shell, plain_clean = outcomes[(False, True)], outcomes[(False, False)]
-    sealed_shell, sealed_clean = outcomes[(True, True)], outcomes[(True, False)]
-    lines = [
-        "truegreen demo: one small project, two machines, run plain and then under truegreen.",
-        "",
-        "The project: greeter.py greets by name, reads GREETER_STYLE, and keeps a history in",
-        "~/.cache/greeter. test_greeter.py has 3 tests. Its pyproject.toml declares the app's",
-        'own variables to truegreen: clear-env-prefixes = ["GREETER_"].',
-        "",
-        "1. plain pytest (-p no:truegreen)",
-        *_line(SHELL, plain_shell),
-        *_line(CLEAN, plain_clean),
-    ]
-    if plain_shell.failed != plain_clean.failed:
-        lines.append(
-            "   -> same code, same tests, different verdicts: an ambient variable decided."
+def chosen(names: list[str]) -> list[Section]:
+    """The sections named, in the demo's order; all of them when none is named."""
+    unknown = [name for name in names if name not in NAMES]
+    if unknown:
+        raise UsageError(
+            f"truegreen demo: expected sections among {', '.join(NAMES)} "
+            f"(got {unknown[0]!r}); truegreen demo --list describes them"
         )
-    if plain_shell.written or plain_clean.written:
-        lines.append("   -> and every run leaves files in the home directory it ran with.")
-    lines += ["", "2. under truegreen", *_line(SHELL, sealed_shell), *_line(CLEAN, sealed_clean)]
-    sealed_ok = (
-        not sealed_shell.failed
-        and not sealed_clean.failed
-        and sealed_shell.passed == sealed_clean.passed
-        and not sealed_shell.written
-        and not sealed_clean.written
-    )
-    if sealed_ok:
-        lines += [
-            "   -> the same verdict on both machines and nothing written: each test got a fresh",
-            "      empty HOME, TZ=UTC, no git identity, no credentials, no GREETER_* variable.",
-        ]
-    else:
-        lines.append("   -> truegreen did NOT seal this run as it should: please report it.")
-    lines += [
-        "",
-        "On your own project: pip install truegreen, then run pytest as usual.",
-        "truegreen doctor shows what is sealed; declare your app's variables in [tool.truegreen].",
-    ]
-    return lines, sealed_ok
+    return [s for s in SECTIONS if not names or s.name in names]
+
+
+def render(index: int, total: int, section: Section, shown: Shown) -> list[str]:
+    """A section as printed: heading, commands and output, and the line saying what it
+    proved, or what it did not show."""
+    mark = "-> proved: " if shown.ok else "!! NOT AS PROMISED: "
+    verdict = textwrap.wrap(shown.verdict, 96, initial_indent="   " + mark,
+                            subsequent_indent=" " * (3 + len(mark)))  # fmt: skip
+    return ["", f"[{index}/{total}] {section.name}: {section.title}", *shown.lines, *verdict]
+
+
+def listing() -> list[str]:
+    width = max(map(len, NAMES))
+    return [f"{s.name:<{width}}  {s.title}" for s in SECTIONS]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list:
+        if args.sections:
+            raise UsageError(f"truegreen demo --list takes no SECTION (got {args.sections[0]!r})")
+        print("\n".join(listing()))
+        return Status.CLEAN
+    if args.jobs < 0:
+        raise UsageError(f"--jobs must be 0 (every section at once) or more (got {args.jobs})")
+    from truegreen.cli.demo_stage import play
+
+    sections = chosen(args.sections)
+    start = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="truegreen-demo-"))
+    failed = []
     try:
-        lines, ok = story(run_matrix(workdir))
-        print("\n".join(lines))
+        print(INTRO, flush=True)
+        with ThreadPoolExecutor(args.jobs or len(sections)) as pool:
+            played = [pool.submit(play, s, workdir / s.name) for s in sections]
+            for index, (section, future) in enumerate(zip(sections, played), 1):
+                shown = future.result()
+                print("\n".join(render(index, len(sections), section, shown)), flush=True)
+                if not shown.ok:
+                    failed.append(section.name)
+        seconds = time.monotonic() - start
+        if failed:
+            print(f"\ntruegreen demo: {len(failed)} of {len(sections)} sections did NOT behave "
+                  f"as promised: {', '.join(failed)}. Please report it.")  # fmt: skip
+        else:
+            print(f"\ntruegreen demo: all {len(sections)} sections behaved as promised "
+                  f"({seconds:.1f}s).\n\n{OUTRO}")  # fmt: skip
         if args.keep:
-            print(f"\nkept: {workdir}")
-        return 0 if ok else 1
+            print(f"\nkept: {workdir} (each section's project in {workdir}/SECTION/greeter)")
+        return Status.FINDINGS if failed else Status.CLEAN
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -1,7 +1,9 @@
-"""A tiny app with the two habits that make tests pass for the wrong reason."""
+"""A tiny app with the habits that make tests pass for the wrong reason."""
 
 import os
 from pathlib import Path
+
+NICKNAMES = {}
 
 
 def style():
@@ -13,8 +15,23 @@ def history_file():
     return Path.home() / ".cache" / "greeter" / "history.txt"
 
 
+def settings():
+    """The user's settings, one ``key = value`` a line, from ~/.greeterrc."""
+    text = (Path.home() / ".greeterrc").read_text(encoding="utf-8")
+    return dict(line.split(" = ", 1) for line in text.splitlines() if " = " in line)
+
+
+def call_me(name, nickname):
+    NICKNAMES[name] = nickname
+
+
 def greet(name):
-    text = f"Hello, {name}."
+    if not name:
+        raise ValueError("no name")
+    if not name.isprintable():
+        raise ValueError("one line")  # a line break would forge a line of the history
+    name = NICKNAMES.get(name, name)
+    text = f"Hello, {name[0].upper()}{name[1:]}."
     if style() == "shout":
         text = text.upper().replace(".", "!")
     path = history_file()
@@ -22,3 +39,8 @@ def greet(name):
     with path.open("a", encoding="utf-8") as history:
         history.write(name + "\n")
     return text
+
+
+def farewell(name):
+    # Added later, and nobody declared FAREWELL_WORD to truegreen.
+    return f"{os.environ.get('FAREWELL_WORD', 'Goodbye')}, {name}."

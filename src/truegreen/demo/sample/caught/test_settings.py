@@ -1,0 +1,5 @@
+from greeter import settings
+
+
+def test_the_settings_name_a_default_guest():
+    assert settings()["guest"] == "friend"

@@ -1,0 +1,5 @@
+from greeter import farewell
+
+
+def test_says_goodbye():
+    assert farewell("Ada") == "Goodbye, Ada."

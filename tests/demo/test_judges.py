@@ -1,0 +1,91 @@
+"""The judges of the demo's sections: what each accepts as its promise kept, and what not."""
+
+from __future__ import annotations
+
+from truegreen.demo import judges
+from truegreen.demo.model import Command, Ran
+
+GUARDS = """\
+------------------------------- truegreen guards -------------------------------
+violations by test:
+  caught/test_guards.py::test_saves_a_report_next_to_the_tests
+    write: did open for writing caught/report.txt (under the project tree) at caught/test_guards.py:12
+  caught/test_guards.py::test_warms_the_cache_in_the_home_directory
+    write: did open for writing ~/.greeter-cache (under the real home) at caught/test_guards.py:18
+  caught/test_guards.py::test_asks_the_greeting_service
+    network: blocked connect to 127.0.0.1:4000 (no listener started by this test session) at caught/test_guards.py:25
+---------------------------------- truegreen -----------------------------------
+3 failed in 1.76s
+"""  # noqa: E501
+
+
+def _ran(output: str, status: int = 1, written: tuple[str, ...] = (), label: str = "") -> Ran:
+    command = Command(("pytest",), label=label)
+    return Ran(command, "$ pytest", status, output, written)
+
+
+def test_counts_reads_pytests_closing_line() -> None:
+    assert judges.counts("1 failed, 2 passed, 1 error in 0.10s") == {
+        "failed": 1,
+        "passed": 2,
+        "error": 1,
+    }
+
+
+def test_the_guards_promise_holds_with_all_three_violations() -> None:
+    shown = judges.guards([_ran(GUARDS)])
+    assert (shown.ok, shown.lines[-1]) == (True, "    3 failed in 1.76s")
+
+
+def test_the_guards_promise_fails_without_the_network_violation_and_says_so() -> None:
+    lines = [line for line in GUARDS.splitlines() if "network:" not in line]
+    shown = judges.guards([_ran("\n".join(lines))])
+    assert shown.ok is False
+    assert shown.verdict == (
+        "expected 3 failed tests, with a dial to the daemon; `pytest` exited 1 without it"
+    )
+
+
+def test_the_hermetic_promise_fails_when_a_sealed_run_writes_into_home() -> None:
+    plain = _ran("2 passed, 1 failed in 0.1s", 1, ("h.txt",), "shell")
+    clean = _ran("3 passed in 0.1s", 0, ("h.txt",), "clean")
+    sealed = _ran("3 passed in 0.1s", 0, (), "clean")
+    assert judges.hermetic([plain, clean, sealed, sealed]).ok is True
+    wrote = _ran("3 passed in 0.1s", 0, ("h.txt",), "clean")
+    shown = judges.hermetic([plain, clean, sealed, wrote])
+    assert (shown.ok, shown.verdict) == (False, "the sealed runs differ, fail or wrote into HOME")
+
+
+def test_the_ablate_promise_fails_when_both_records_are_killed() -> None:
+    output = (
+        "  killed: tests/test_refusals.py::test_a_name_on_two_lines_is_refused: x\n"
+        "  killed: tests/test_refusals.py::test_an_empty_name_is_refused: x\n"
+        "2 killed\n"
+    )
+    shown = judges.ablate([_ran(output)])
+    assert shown.ok is False
+    assert "test_an_empty_name_is_refused survived" in shown.verdict
+
+
+def test_the_leaks_promise_fails_when_no_culprit_is_found() -> None:
+    output = (
+        "truegreen leaks: 1 of 8 tests differ\n\n"
+        "tests/test_farewell.py::test_says_goodbye\n"
+        "  ambient: failed, sealed: passed\n"
+        "  culprit: none of the ambient factors\n"
+    )
+    shown = judges.leaks([_ran(output)])
+    assert shown.ok is False
+    assert "the culprit variable FAREWELL_WORD" in shown.verdict
+
+
+def test_the_shards_promise_fails_on_a_failed_check() -> None:
+    shard = _ran("3 passed, 5 deselected in 1.0s", 0)
+    verify = _ran("ok   all 2 shards present\nFAIL every shard green\n", 1)
+    shown = judges.shards([shard, shard, verify])
+    assert (shown.ok, shown.lines[-1]) == (False, "    FAIL every shard green")
+
+
+def test_a_command_is_shown_with_its_variables_and_quoted() -> None:
+    command = Command(("pytest", "-k", "a and b"), env=(("SERVICE", "{service}"),))
+    assert command.shown("127.0.0.1:4000") == "$ SERVICE=127.0.0.1:4000 pytest -k 'a and b'"
