@@ -113,7 +113,7 @@ def test_the_ablate_section_kills_one_record_and_one_survives(
 ) -> None:
     status, lines = _play(capsys, "ablate")
     verdicts = re.findall(
-        r"^      (killed|survived): tests/test_refusals\.py::(\w+)", "\n".join(lines), re.M
+        r"^      (killed|survived): tests/test_bad_names\.py::(\w+)", "\n".join(lines), re.M
     )
     assert status == 0, "\n".join(lines)
     assert verdicts == [
@@ -228,8 +228,8 @@ def test_the_sample_ships_inside_the_package(tmp_path: Path) -> None:
         "caught/test_settings.py",
         "greeter.py",
         "pyproject.toml",
+        "tests/test_bad_names.py",
         "tests/test_farewell.py",
         "tests/test_greeter.py",
         "tests/test_nicknames.py",
-        "tests/test_refusals.py",
     ]  # fmt: skip

@@ -58,8 +58,8 @@ def test_the_hermetic_promise_fails_when_a_sealed_run_writes_into_home() -> None
 
 def test_the_ablate_promise_fails_when_both_records_are_killed() -> None:
     output = (
-        "  killed: tests/test_refusals.py::test_a_name_on_two_lines_is_refused: x\n"
-        "  killed: tests/test_refusals.py::test_an_empty_name_is_refused: x\n"
+        "  killed: tests/test_bad_names.py::test_a_name_on_two_lines_is_refused: x\n"
+        "  killed: tests/test_bad_names.py::test_an_empty_name_is_refused: x\n"
         "2 killed\n"
     )
     shown = judges.ablate([_ran(output)])

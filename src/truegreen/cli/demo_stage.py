@@ -50,8 +50,9 @@ def environment(
     """A command's environment: a short list passed on, its home, the section's temporary
     directory (so nothing is written outside the demo's), and its own variables."""
     env = {name: environ[name] for name in _PASSED if name in environ}
-    env.update(HOME=str(home), USERPROFILE=str(home), PYTHONDONTWRITEBYTECODE="1")
-    env.update(TMPDIR=str(tmp), TEMP=str(tmp), TMP=str(tmp))
+    env.update(HOME=str(home), USERPROFILE=str(home), TMPDIR=str(tmp), TEMP=str(tmp), TMP=str(tmp))
+    # As a sealed run has them, so that leaks finds no zone or locale to try
+    env.update(TZ="UTC", LANG="C.UTF-8")
     env.update(extra)
     return env
 

@@ -82,7 +82,7 @@ SECTIONS = (
     Section(
         "ablate",
         "does each negative test fail without the gate it claims to test?",
-        ((_truegreen("ablate", "--records", "tests/test_refusals.py"),),),
+        ((_truegreen("ablate", "--records", "tests/test_bad_names.py"),),),
         judges.ablate,
     ),
     Section(
