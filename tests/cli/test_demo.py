@@ -233,3 +233,30 @@ def test_the_sample_ships_inside_the_package(tmp_path: Path) -> None:
         "tests/test_greeter.py",
         "tests/test_nicknames.py",
     ]  # fmt: skip
+
+
+def test_a_command_gets_its_home_its_temporary_directory_and_a_short_list_from_the_shell(
+    tmp_path: Path,
+) -> None:
+    shell = {
+        "PATH": "/usr/bin",
+        "VIRTUAL_ENV": "/venv",
+        "GREETER_STYLE": "shout",
+        "AWS_SECRET_ACCESS_KEY": "secret",
+        "PYTEST_ADDOPTS": "-x",
+        "HOME": "/home/dev",
+    }
+    actual = demo_stage.environment(shell, tmp_path / "home", tmp_path / "tmp", {"A": "1"})
+    home, tmp = str(tmp_path / "home"), str(tmp_path / "tmp")
+    assert actual == {
+        "PATH": "/usr/bin",
+        "VIRTUAL_ENV": "/venv",
+        "HOME": home,
+        "USERPROFILE": home,
+        "TMPDIR": tmp,
+        "TEMP": tmp,
+        "TMP": tmp,
+        "TZ": "UTC",
+        "LANG": "C.UTF-8",
+        "A": "1",
+    }
