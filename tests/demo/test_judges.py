@@ -89,3 +89,40 @@ def test_the_shards_promise_fails_on_a_failed_check() -> None:
 def test_a_command_is_shown_with_its_variables_and_quoted() -> None:
     command = Command(("pytest", "-k", "a and b"), env=(("SERVICE", "{service}"),))
     assert command.shown("127.0.0.1:4000") == "$ SERVICE=127.0.0.1:4000 pytest -k 'a and b'"
+
+
+def test_the_hints_promise_fails_without_the_hint_line() -> None:
+    plain = _ran("1 passed in 0.1s", 0)
+    sealed = _ran("FAILED caught/test_settings.py::test_x - FileNotFoundError\n1 failed in 0.1s")
+    shown = judges.hints([plain, sealed])
+    assert (shown.ok, shown.verdict) == (
+        False,
+        "expected a failure with the hint line for ~/.greeterrc; `pytest` exited 1 without it",
+    )
+
+
+def test_the_audit_promise_needs_both_findings() -> None:
+    sleep = "caught/test_guards.py:24:5: TG402 sleep-in-test time.sleep() in test_x\n"
+    silent = "tests/test_nicknames.py:8:1: TG105 no-assertion test_y asserts nothing\n"
+    assert judges.audit([_ran(sleep + silent + "2 findings in 2 files")]).ok is True
+    assert judges.audit([_ran(sleep + "1 finding in 1 file")]).ok is False
+
+
+def test_the_flakes_promise_fails_when_no_polluter_is_named() -> None:
+    output = (
+        "truegreen flakes: 8 tests, 2 runs, seed 1\n"
+        "victim     tests/test_nicknames.py::test_greets_linus_by_his_name (failed 1 of 2 runs)\n"
+        "  no polluter found\n"
+        "1 flaky test: 1 victim (5 pytest runs)\n"
+    )
+    assert judges.flakes([_ran(output)]).ok is False
+
+
+def test_the_run_promise_needs_the_metrics_to_count_the_same_tests() -> None:
+    run = _ran("8 passed in 3.05s (4 files, one process each)", 0)
+    metrics = _ran("truegreen metrics: 7 tests, 7 passed\n\nwall 0.72s", 0)
+    shown = judges.run([run, metrics])
+    assert (shown.ok, shown.verdict) == (
+        False,
+        "expected the summary of the same 8 passed tests; `pytest` exited 0 without it",
+    )
