@@ -258,5 +258,6 @@ def test_a_command_gets_its_home_its_temporary_directory_and_a_short_list_from_t
         "TMP": tmp,
         "TZ": "UTC",
         "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
         "A": "1",
     }

@@ -53,6 +53,8 @@ def environment(
     env.update(HOME=str(home), USERPROFILE=str(home), TMPDIR=str(tmp), TEMP=str(tmp), TMP=str(tmp))
     # As a sealed run has them, so that leaks finds no zone or locale to try
     env.update(TZ="UTC", LANG="C.UTF-8")
+    # No bytecode caches written into the installation or the copies either
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra)
     return env
 
