@@ -1,1 +1,1 @@
-"""The sample project that ``truegreen demo`` copies into a temporary directory and runs."""
+"""``truegreen demo``'s own package: the sample project it copies (``sample/``) and its sections."""
