@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FLAKE_RUNS = 3
 FLAKE_SEED = 1
 # ``flakes --runs 3`` costs about four sealed runs plus a bisection per flaky test: run it where
-# the plain suite takes at most this many CPU seconds (all seven here), so it stays a minute or two.
+# the plain suite takes at most this many CPU seconds (six of the seven), a minute or two each.
 FLAKES_UNDER = 30.0
 
 
