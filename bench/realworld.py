@@ -7,7 +7,9 @@ into a venv of its own (plus this truegreen checkout, editable), then run its su
 1. plain (``-p no:truegreen``),
 2. under truegreen with its defaults (hermetic seal, write, network and program guards),
 3. ``truegreen leaks`` (ambient vs sealed, culprit search),
-4. ``truegreen audit`` on its tests,
+4. ``truegreen flakes --runs 3`` (fixed seed) where the plain run took at most
+   ``--flakes-under`` CPU seconds,
+5. ``truegreen audit`` on its tests,
 
 and print one row per project: tests, outcome changes between plain and sealed, violations by
 kind (from the event stream; ambient reads from the guard summary, the only place they are
@@ -20,7 +22,7 @@ and reused; each run unpacks a fresh copy of the sources. The installs need the 
 the suites only ever reach loopback (the network guard refuses anything else, and the tests
 that need the internet are deselected below).
 
-    python bench/realworld.py [--projects attrs,click] [--work DIR]
+    python bench/realworld.py [--projects attrs,click] [--work DIR] [--flakes-under SECONDS]
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ from typing import Any, Optional
 from measure import environment
 
 ROOT = Path(__file__).resolve().parent.parent
+FLAKE_RUNS = 3
+FLAKE_SEED = 1
+# ``flakes --runs 3`` costs about four sealed runs plus a bisection per flaky test: run it where
+# the plain suite takes at most this many CPU seconds (six of the seven), a minute or two each.
+FLAKES_UNDER = 30.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,7 @@ class Project:
     requirements: tuple[str, ...]  # the test dependencies it declares (extras, tox, requirements)
     args: tuple[str, ...] = ("tests",)  # the test files or options selected
     declared: str = ""  # where ``requirements`` come from
+    tests: str = "tests"  # the directory the audit reads
 
 
 PROJECTS = [
@@ -71,6 +79,17 @@ PROJECTS = [
     Project("platformdirs", "4.3.6", ("platformdirs[test]",), declared="extra 'test'",
             args=("tests", "-p", "no:cov")),
     Project("tomlkit", "0.13.2", ("pytest", "pyyaml"), declared="[tool.poetry.group.dev]"),
+    # It calls git and hg: the programs its CI installs come from the index too (mercurial and
+    # hg-git ship wheels with an ``hg`` script), found on PATH through the venv's bin.
+    Project("setuptools-scm", "8.1.0",
+            ("setuptools-scm[test]", "setuptools>=45", "mercurial==7.2.4", "hg-git==1.2.0"),
+            declared="extra 'test', tox.ini deps; mercurial and hg-git as its CI installs them",
+            # test_pip_download downloads from the index (truegreen refuses it: a true finding,
+            # in docs/realworld.md); test_dump_version_on_old_python runs whatever python3.7 is
+            # on PATH, here pyenv's shim for a Python that is not installed
+            args=("testing", "--deselect", "testing/test_regressions.py::test_pip_download",
+                  "--deselect", "testing/test_functions.py::test_dump_version_on_old_python"),
+            tests="testing"),
 ]  # fmt: skip
 
 
@@ -84,6 +103,7 @@ class Row:
     ambient: dict[str, str] = field(default_factory=dict)  # variable -> tests
     leaks: list[dict[str, Any]] = field(default_factory=list)
     unsteady: list[str] = field(default_factory=list)  # flakes `leaks` set apart
+    flakes: Optional[dict[str, Any]] = None  # `truegreen flakes --format json`, if it ran
     audit: list[dict[str, Any]] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)
     steps: dict[str, float] = field(default_factory=dict)  # step -> wall seconds
@@ -143,7 +163,7 @@ def install(project: Project, source: Path, work: Path) -> Path:
     """The project's venv, with the project, its test dependencies and truegreen."""
     home = work / project.name / "venv"
     python = home / "bin" / "python"
-    spec = json.dumps([project.version, project.requirements])
+    spec = json.dumps([project.version, project.requirements, str(ROOT)])
     marker = home / "installed.json"
     if marker.exists() and marker.read_text() == spec:
         return python
@@ -194,7 +214,33 @@ def ambient_reads(output: str) -> dict[str, str]:
     return found
 
 
-def measure(project: Project, work: Path) -> Row:
+def activated(python: Path) -> dict[str, str]:
+    """The measuring environment with the venv's bin first on PATH, as tox and an activated
+    venv have it: a suite that runs its own scripts (``hg``, a console entry point) finds them."""
+    env = environment()
+    env["PATH"] = os.pathsep.join([str(python.parent), env.get("PATH", os.defpath)])
+    return env
+
+
+def flakes(row: Row, truegreen: str, work: Path, env: dict[str, str]) -> None:
+    """``truegreen flakes --runs 3`` on a fresh copy, with a fixed seed so a rerun repeats it."""
+    source = fetch(row.project, work)
+    argv = [truegreen, "flakes", "--runs", str(FLAKE_RUNS), "--seed", str(FLAKE_SEED),
+            "--run-timeout", "600", "--format", "json", "--", "-p", "no:cacheprovider",
+            *row.project.args]  # fmt: skip
+    clock = time.perf_counter()
+    status, output, _ = run(argv, source, env)
+    row.steps["flakes"] = time.perf_counter() - clock
+    (work / row.project.name / "out" / "flakes.txt").write_text(output)
+    stdout = output.split("\0")[0]
+    if status not in (0, 1) or not stdout.startswith("{"):
+        last = output.strip().splitlines()[-1] if output.strip() else ""
+        row.flakes = {"error": f"exit {status}: {last}"}
+    else:
+        row.flakes = json.loads(stdout)
+
+
+def measure(project: Project, work: Path, flakes_under: float) -> Row:
     row = Row(project)
     clock = time.perf_counter()
     source = fetch(project, work)
@@ -202,6 +248,7 @@ def measure(project: Project, work: Path) -> Row:
     clock = time.perf_counter()
     python = install(project, source, work)
     truegreen = str(python.parent / "truegreen")
+    env = activated(python)
     row.steps["install"] = time.perf_counter() - clock
     out = work / project.name / "out"
     shutil.rmtree(out, ignore_errors=True)
@@ -210,7 +257,7 @@ def measure(project: Project, work: Path) -> Row:
 
     clock = time.perf_counter()
     _, _, row.cpu["plain"] = run([*pytest, "-p", "no:truegreen", f"--junitxml={out / 'plain.xml'}"],
-                                 source)  # fmt: skip
+                                 source, env)  # fmt: skip
     row.steps["plain"] = time.perf_counter() - clock
     # The plain run's leftovers (caches, files a test wrote) must not tilt the sealed one.
     source = fetch(project, work)
@@ -221,7 +268,7 @@ def measure(project: Project, work: Path) -> Row:
         f"--junitxml={out / 'sealed.xml'}",
         f"--truegreen-metrics={out / 'events'}",
     ]
-    _, output, row.cpu["sealed"] = run(sealed_argv, source)
+    _, output, row.cpu["sealed"] = run(sealed_argv, source, env)
     row.steps["sealed"] = time.perf_counter() - clock
     plain, sealed = outcomes(out / "plain.xml"), outcomes(out / "sealed.xml")
     row.tests = len(plain)
@@ -242,15 +289,18 @@ def measure(project: Project, work: Path) -> Row:
     source = fetch(project, work)
     clock = time.perf_counter()
     _, output, _ = run([truegreen, "leaks", "--format", "json", "--", "-p", "no:cacheprovider",
-                        *project.args], source)  # fmt: skip
+                        *project.args], source, env)  # fmt: skip
     row.steps["leaks"] = time.perf_counter() - clock
     (out / "leaks.txt").write_text(output)
     stdout = output.split("\0")[0]
     found = json.loads(stdout) if stdout.startswith("{") else {}
     row.leaks, row.unsteady = found.get("leaks", []), found.get("unsteady", [])
 
+    if row.cpu["plain"] <= flakes_under:
+        flakes(row, truegreen, work, env)
+
     clock = time.perf_counter()
-    _, output, _ = run([truegreen, "audit", "--format", "json", "tests"], source)
+    _, output, _ = run([truegreen, "audit", "--format", "json", project.tests], source, env)
     row.steps["audit"] = time.perf_counter() - clock
     row.audit = json.loads(output.split("\0")[0])["findings"]
     return row
@@ -258,8 +308,8 @@ def measure(project: Project, work: Path) -> Row:
 
 def print_table(rows: list[Row]) -> None:
     kinds = ["home write", "repo write", "network", "program", "ambient read"]
-    head = ["project", "tests", "changed", *kinds, "leaks", "audit", "CPU plain", "CPU sealed",
-            "ratio"]  # fmt: skip
+    head = ["project", "tests", "changed", *kinds, "leaks", "flakes", "audit", "CPU plain",
+            "CPU sealed", "ratio"]  # fmt: skip
     print("| " + " | ".join(head) + " |")
     print("|" + " --- |" * len(head))
     for row in rows:
@@ -271,12 +321,23 @@ def print_table(rows: list[Row]) -> None:
             str(len(row.changed)),
             *(str(found[k]) for k in kinds),
             str(len(row.leaks)),
+            flakes_cell(row),
             ", ".join(f"{code} {n}" for code, n in sorted(audit.items())) or "0",
             f"{row.cpu['plain']:.1f} s",
             f"{row.cpu['sealed']:.1f} s",
             f"{row.cpu['sealed'] / row.cpu['plain']:.2f}",
         ]
         print("| " + " | ".join(cells) + " |")
+
+
+def flakes_cell(row: Row) -> str:
+    """Flaky tests found (or none) and the wall time the hunt took, or why it did not run."""
+    if row.flakes is None:
+        return f"not run (plain {row.cpu['plain']:.0f} s CPU)"
+    if "error" in row.flakes:
+        return "error"
+    found = len(row.flakes["flaky"])
+    return f"{found or 'none'} ({row.steps['flakes']:.0f} s)"
 
 
 def print_details(row: Row) -> None:
@@ -298,6 +359,18 @@ def print_details(row: Row) -> None:
         print(f"  leak: {leak['test']}: {leak['ambient']} -> {leak['sealed']}, culprit {culprit}")
     for test in row.unsteady:
         print(f"  flake (differed once, not again): {test}")
+    if row.flakes is not None and "error" in row.flakes:
+        print(f"  flakes: {row.flakes['error']}")
+    elif row.flakes is not None:
+        runs, seed = row.flakes["pytest_runs"], row.flakes["seed"]
+        print(f"  flakes: {FLAKE_RUNS} runs, seed {seed}, {runs} pytest runs in all, "
+              f"{row.steps['flakes']:.0f} s")  # fmt: skip
+        for flaky in row.flakes["flaky"]:
+            culprits = ", ".join(flaky["culprits"]) or "none"
+            print(f"  flaky: {flaky['kind']} {flaky['test']} (failed {flaky['failed_runs']} of "
+                  f"{flaky['observed_runs']} runs), culprits {culprits}")  # fmt: skip
+        for test in row.flakes["always_failing"]:
+            print(f"  failing in every flakes run: {test}")
     for f in row.audit:
         print(f"  audit: {f['path']}:{f['line']}: {f['code']} {f['name']} {f['message']}")
 
@@ -307,6 +380,9 @@ def main() -> int:
     parser.add_argument("--projects", default=",".join(p.name for p in PROJECTS),
                         help="comma-separated names (default: all)")  # fmt: skip
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "truegreen-realworld")
+    parser.add_argument("--flakes-under", type=float, default=FLAKES_UNDER, metavar="SECONDS",
+                        help="run `truegreen flakes` where the plain run took at most this many "
+                        f"CPU seconds (default {FLAKES_UNDER:.0f}; 0: never)")  # fmt: skip
     args = parser.parse_args()
     by_name = {p.name: p for p in PROJECTS}
     chosen = [by_name[n] for n in args.projects.split(",") if n in by_name]
@@ -317,7 +393,7 @@ def main() -> int:
     rows = []
     for project in chosen:
         print(f"{project.name} {project.version} ...", file=sys.stderr, flush=True)
-        rows.append(measure(project, args.work.resolve()))
+        rows.append(measure(project, args.work.resolve(), args.flakes_under))
     print_table(rows)
     for row in rows:
         print_details(row)

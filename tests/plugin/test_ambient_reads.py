@@ -120,3 +120,42 @@ def test_a_variable_saved_just_before_the_test_sets_it_is_no_read(
     assert "MYAPP_SET:" not in out
     assert "MYAPP_DELETED:" not in out
     assert "MYAPP_RESTORED:" not in out
+
+
+def test_a_variable_the_suite_sets_itself_is_not_the_machines(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """setuptools-scm's conftest sets SOURCE_DATE_EPOCH in pytest_configure for every test.
+
+    Ablation: replace `config.stash.get(AMBIENT_KEY, frozenset(os.environ))` with
+    `frozenset(os.environ)` in `src/truegreen/plugin/ambient.py`."""
+    monkeypatch.setenv("MYAPP_MODE", CANARY)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    monkeypatch.delenv("MYAPP_IMPORTED", raising=False)
+    pytester.makeconftest(
+        """
+        import os
+
+        os.environ["MYAPP_IMPORTED"] = "1"
+
+        def pytest_configure():
+            os.environ["SOURCE_DATE_EPOCH"] = "1234567890"
+        """
+    )
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_reads():
+            assert os.environ["SOURCE_DATE_EPOCH"] == "1234567890"
+            assert os.environ["MYAPP_IMPORTED"] == "1"
+            os.environ.get("MYAPP_MODE")
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
+    result.assert_outcomes(passed=1)
+    # Premise: the section is there, for the variable the machine did set.
+    result.stdout.fnmatch_lines(["*- truegreen ambient reads -*", "  MYAPP_MODE: *::test_reads"])
+    out = result.stdout.str()
+    assert "SOURCE_DATE_EPOCH:" not in out
+    assert "MYAPP_IMPORTED:" not in out

@@ -196,3 +196,35 @@ def test_unix_sockets_are_not_network(pytester: pytest.Pytester) -> None:
         """
     )
     pytester.runpytest_subprocess(*NO_TREE_GUARD).assert_outcomes(passed=2)
+
+
+def test_the_machines_own_name_resolves(
+    pytester: pytest.Pytester,
+) -> None:
+    """Mercurial with no username looks up `socket.getfqdn()` for user@host: this machine's
+    own name, which the machine answers itself.
+
+    Ablation: replace `is_own_name(text)` with `False` in `src/truegreen/guards/network.py`."""
+    pytester.makepyfile(
+        """
+        import socket
+
+        import pytest
+        from truegreen.guards.errors import NetworkBlocked
+
+        def test_own_name():
+            assert socket.getfqdn()
+            try:
+                socket.gethostbyaddr(socket.gethostname())
+            except (socket.herror, socket.gaierror):
+                pass  # a name this machine's resolver does not know: no guard's business
+
+        def test_another_name():
+            with pytest.raises(NetworkBlocked, match="may not resolve 192.0.2.1"):
+                socket.getaddrinfo("192.0.2.1", 443)  # numeric: no packet even unguarded
+        """
+    )
+    result = pytester.runpytest_subprocess(*NO_TREE_GUARD, "-rA")
+    result.assert_outcomes(passed=1, failed=1)  # premise: another name is still refused
+    result.stdout.fnmatch_lines(["PASSED test_the_machines_own_name*::test_own_name"])
+    assert f"blocked resolve {socket.gethostname()}" not in result.stdout.str()

@@ -51,6 +51,16 @@ def is_loopback(host: str) -> bool:
     return ip.is_loopback
 
 
+def is_own_name(host: str) -> bool:
+    """Whether ``host`` is this machine's own name. ``socket.getfqdn()`` looks it up, and so
+    does every tool that makes a default identity of user@host (Mercurial's username); the
+    machine answers it itself (/etc/hosts, nss-myhostname), and a connection to the address it
+    gives is still checked like any other."""
+    from _socket import gethostname
+
+    return host.lower() == gethostname().lower()
+
+
 def _allowed(guard: Guard, host: str, port: Optional[int]) -> bool:
     for allowed_host, allowed_port in (*guard.policy.allow_hosts, *guard.extra_hosts):
         host_ok = allowed_host == "*" or allowed_host.lower() == host.lower()
@@ -137,7 +147,7 @@ def listeners(guard: Guard) -> dict[str, Listener]:
             return
         text = os.fsdecode(host) if isinstance(host, bytes) else str(host)
         port = args[1] if len(args) > 1 and isinstance(args[1], int) else None
-        if not is_loopback(text) and not _allowed(guard, text, port):
+        if not is_loopback(text) and not _allowed(guard, text, port) and not is_own_name(text):
             refuse("resolve", text, port, "not a loopback address")
 
     def on_address(operation: str) -> Listener:

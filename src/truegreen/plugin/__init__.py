@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from truegreen.core.errors import TruegreenError
-from truegreen.plugin.stash import CONFIG_KEY, HERMETIC_KEY
+from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, HERMETIC_KEY
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -110,6 +110,12 @@ def _load(config: pytest.Config) -> None:
         config.getoption("truegreen_set"),
         named=[(key, value) for key, value in named if value is not None],
     )
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    # Before the conftests are imported: a variable the suite sets itself, at import or in
+    # pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not the machine's.
+    early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
 
 
 @pytest.hookimpl(tryfirst=True)

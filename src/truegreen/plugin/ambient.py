@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.plugin.stash import HERMETIC_KEY
+from truegreen.plugin.stash import AMBIENT_KEY, HERMETIC_KEY
 
 # Variables every process reads and no test result should hinge on.
 ORDINARY = frozenset(
@@ -81,7 +81,7 @@ class AmbientReads:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> AmbientReads:
-        plugin = cls(config, settings, frozenset(os.environ))
+        plugin = cls(config, settings, config.stash.get(AMBIENT_KEY, frozenset(os.environ)))
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
         return plugin
 

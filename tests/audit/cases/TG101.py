@@ -1,4 +1,5 @@
 import ast
+import dataclasses
 import inspect
 import io
 import json
@@ -8,7 +9,9 @@ import unittest
 from dataclasses import dataclass
 from pathlib import Path
 
+import attr
 import pytest
+from attr import make_class
 
 import app
 from app import spawn
@@ -59,6 +62,11 @@ def test_reads_a_file_named_by_inspect():
 
 def test_gets_the_source_of_a_function():
     assert "windowsHide" in inspect.getsource(spawn.start)  # expect: TG101
+
+
+def test_gets_the_source_of_a_function_a_call_returned():
+    start = getattr(spawn, "start")
+    assert "windowsHide" in inspect.getsource(start)  # expect: TG101
 
 
 def test_reads_every_source_file():
@@ -197,6 +205,17 @@ def test_reads_the_generated_init_of_a_class_it_defines():
     class Point:
         x: int
 
+    assert "self.x = x" in inspect.getsource(Point.__init__)
+
+
+def test_compares_the_generated_inits_of_classes_a_factory_built():
+    C1 = attr.make_class("C", {"x": attr.ib(validator=[])})
+    C2 = make_class("C", {"x": attr.ib(validator=None)})
+    assert inspect.getsource(C1.__init__) == inspect.getsource(C2.__init__)
+
+
+def test_reads_the_generated_init_of_a_dataclass_it_builds():
+    Point = dataclasses.make_dataclass("Point", ["x"])
     assert "self.x = x" in inspect.getsource(Point.__init__)
 
 

@@ -21,6 +21,10 @@ SEARCHES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "co
 PARSERS = frozenset({"search", "match", "fullmatch", "findall", "finditer", "sub", "split",
                      "compile", "parse"})  # fmt: skip
 SAME_PATH = frozenset({"resolve", "absolute", "expanduser"})
+# Calls that build a new class at run time: its source, and its methods', is generated code
+# (attrs' make_class compiles an __init__), never a file of the project.
+CLASS_FACTORIES = frozenset({"make_class", "make_dataclass", "namedtuple", "NamedTuple",
+                             "new_class"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,12 @@ class ReadsSourceCode(Rule):
     test wrote and stay silent, as do files opened for writing and source that is only run,
     compiled or handed to other code. `inspect.getsource` of a class or function the test
     defines itself (its own code, or code a library generated for it, such as attrs'
-    `__init__`) stays silent; of one built by a call (`make_class(...)`) it is flagged. A
-    test of a tool that reads code (a formatter, an `inspect` feature) reads `.py` files as
-    data and is flagged: suppress it on its line with the reason.
+    `__init__`) stays silent, and so does one of a class the test builds with a class
+    factory (`make_class`, `make_dataclass`, `namedtuple`, `NamedTuple`, `new_class`,
+    three-argument `type`); of one returned by any other call (`getattr(app, "start")`) it
+    is flagged, since that may be the project's own object. A test of a tool that reads code
+    (a formatter, an `inspect` feature) reads `.py` files as data and is flagged: suppress it
+    on its line with the reason.
     """
 
     code = "TG101"
@@ -108,6 +115,8 @@ class ReadsSourceCode(Rule):
         elif isinstance(node, ast.Assign):
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self._bind(node.targets[0].id, node.value)
+                if self.ctx.function is not None and self._builds_a_class(node.value):
+                    self.defined.add((self._scope(), node.targets[0].id))
         elif isinstance(node, ast.For):
             if isinstance(node.target, ast.Name):
                 self.names[(self._scope(), node.target.id)] = self._iterated(node.iter)
@@ -168,6 +177,15 @@ class ReadsSourceCode(Rule):
                 table[key] = found
             else:
                 table.pop(key, None)
+
+    def _builds_a_class(self, call: ast.AST) -> bool:
+        """Whether ``call`` builds a new class: what the test binds it to is its own."""
+        if not isinstance(call, ast.Call):
+            return False
+        if self.ctx.may_name(call.func, CLASS_FACTORIES):
+            name = self.ctx.qualname(call.func) or ""
+            return name.rsplit(".", 1)[-1] in CLASS_FACTORIES
+        return self.ctx.qualname(call.func) == "type" and len(call.args) == 3
 
     def _text(self, node: ast.AST) -> Optional[ast.Call]:
         """The call that read the source text ``node`` holds or derives from, if any."""
