@@ -101,6 +101,10 @@ def test_prose():
 '''
 
 
+# Every run a new process, or forks of one warm server: the same verdicts either way.
+MODES = pytest.mark.parametrize("mode", [[], ["--warm"]], ids=["cold", "warm"])
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "app").mkdir()
@@ -119,10 +123,13 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_every_verdict_in_one_table(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@MODES
+def test_every_verdict_in_one_table(
+    project: Path, mode: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     before = _digest(project / "app" / "core.py")
     status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "8",
-                   "--format", "json"])  # fmt: skip
+                   "--format", "json", *mode])  # fmt: skip
     assert status == 1
     document = json.loads(capsys.readouterr().out)
     verdicts = {(r["test"].split("::")[1], r["snippet"]): r["verdict"] for r in document["records"]}
@@ -141,14 +148,18 @@ def test_every_verdict_in_one_table(project: Path, capsys: pytest.CaptureFixture
     assert _digest(project / "app" / "core.py") == before
 
 
+@MODES
 def test_the_stale_bytecode_trap_a_same_size_edit_in_the_same_second_is_killed(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    project: Path,
+    mode: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Bytecode is allowed here, so the unablated run leaves a fresh .pyc of the same size
     and second: the ablated run must still execute the mutant."""
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     status = main(["ablate", "app/core.py", "--replace", "n > 2", "--with", "n > 1",
-                   "--test", "tests/test_core.py::test_level"])  # fmt: skip
+                   "--test", "tests/test_core.py::test_level", *mode])  # fmt: skip
     out = capsys.readouterr().out
     assert status == 0, out
     assert "killed" in out
@@ -169,7 +180,8 @@ def test_recover_has_nothing_to_do(project: Path, capsys: pytest.CaptureFixture[
     assert "never writes your files" in capsys.readouterr().out
 
 
-def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> None:
+@MODES
+def test_kill_9_at_random_moments_never_changes_the_source(project: Path, mode: list[str]) -> None:
     """50 ablation runs killed with SIGKILL at random moments (runs that finish first do not
     count): the source stays byte-identical and git sees a clean tree every time."""
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
@@ -181,7 +193,7 @@ def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> Non
     rng = random.Random(1234)
     argv = [sys.executable, "-m", "truegreen", "ablate", "app/core.py", "--delete",
             'if raw is None: raise ValueError("missing")', "--test",
-            "tests/test_core.py::test_missing_is_refused"]  # fmt: skip
+            "tests/test_core.py::test_missing_is_refused", *mode]  # fmt: skip
     kills = attempts = 0
     while kills < 50:
         attempts += 1

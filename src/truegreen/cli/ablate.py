@@ -11,10 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,9 +20,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 from truegreen.cli import add_verb
-from truegreen.core.ablation import PASSING, Run, Verdict, judge, premise
+from truegreen.cli.ablate_pytest import Runner
+from truegreen.core.ablation import PASSING, Verdict, judge, premise
 from truegreen.core.errors import UsageError
-from truegreen.core.junit import read_junit
 from truegreen.core.records import Claim, ProseRecord, read_records
 from truegreen.core.snippets import (
     SnippetError,
@@ -35,9 +33,7 @@ from truegreen.core.snippets import (
     find_statements,
     splice,
 )
-from truegreen.guards.mutant import MUTANT_VAR, write_spec
 
-SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 EXAMPLE = """\
   truegreen ablate src/app/config.py --delete "if raw is None: return None" \\
       --test tests/test_config.py::test_missing_value_is_refused
@@ -88,6 +84,11 @@ def add_parser(verbs: Any) -> None:
         help="pytest runs side by side (default: CPUs, at most 4)",
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pytest run")
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="start pytest once and fork a run per claim (POSIX; elsewhere a process a run)",
+    )
     parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
     parser.add_argument(
         "--recover",
@@ -96,59 +97,6 @@ def add_parser(verbs: Any) -> None:
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
-
-
-# -- running pytest ---------------------------------------------------------------------
-
-
-def run_pytest(tests: tuple[str, ...], mutant: Optional[tuple[str, str]], timeout: float) -> Run:
-    """One pytest process over ``tests``; with ``mutant`` (path, source) it runs ablated."""
-    with tempfile.TemporaryDirectory(prefix="truegreen-ablate-") as tmp:
-        report = os.path.join(tmp, "report.xml")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (SHIM_DIR, env.get("PYTHONPATH")) if p)
-        if mutant is not None:
-            spec = os.path.join(tmp, "mutant.marshal")
-            write_spec(spec, *mutant)
-            env[MUTANT_VAR] = spec
-        argv = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            "-o",
-            "junit_family=xunit1",
-            *tests,
-        ]
-        process = subprocess.Popen(
-            argv,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            return Run(status=-1, timed_out=True)
-        lines = output.decode(errors="replace").strip().splitlines()
-        tail = lines[-1].strip("= ") if lines else ""
-        if not os.path.exists(report):
-            return Run(status=process.returncode, tail=tail)
-        results = read_junit(report)
-        return Run(process.returncode, tuple(results.failed), results.passed, tail=tail)
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (OSError, AttributeError):
-        process.kill()
-    process.communicate()  # reap it and close its pipe
 
 
 # -- one claim --------------------------------------------------------------------------
@@ -181,14 +129,13 @@ def _verdict_of(problem: str) -> Verdict:
 class Ablator:
     """Runs claims: the premise once per set of tests, then each claim's ablated run."""
 
-    def __init__(self, timeout: float, jobs: int) -> None:
-        self.timeout = timeout
+    def __init__(self, runner: Runner, jobs: int) -> None:
+        self.runner = runner
         self.jobs = max(1, jobs)
-        self.premises: dict[tuple[str, ...], tuple[Optional[Verdict], float]] = {}
 
     def _premise(self, tests: tuple[str, ...]) -> tuple[Optional[Verdict], float]:
         start = time.perf_counter()
-        return premise(run_pytest(tests, None, self.timeout)), time.perf_counter() - start
+        return premise(self.runner.run(tests, None)), time.perf_counter() - start
 
     def run(self, claims: list[tuple[Claim, tuple[str, ...], str, str]]) -> list[Outcome]:
         """Each item: (claim, tests, ablated source, problem); a problem means no run.
@@ -221,7 +168,7 @@ class Ablator:
 
     def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
         start = time.perf_counter()
-        verdict = judge(run_pytest(tests, (claim.path, mutated), self.timeout))
+        verdict = judge(self.runner.run(tests, (claim.path, mutated)))
         return verdict, time.perf_counter() - start
 
 
@@ -319,7 +266,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         plans = [(c, tuple(args.test)) for c in _single(args)]
     items = [(c, tests, *_prepare(c, args)) for c, tests in plans]  # (claim, tests, src, why)
-    outcomes = Ablator(args.timeout, args.jobs).run(items)
+    targets = sorted({c.path for c, _, _, problem in items if not problem})
+    runner = Runner.start(args.timeout, args.warm, targets)
+    try:
+        for target in targets:
+            if runner.server is not None and not runner.forks(target):
+                sys.stderr.write(f"truegreen ablate: the warm server imports {target} itself; "
+                                 "its claims run in a new process\n")  # fmt: skip
+        outcomes = Ablator(runner, args.jobs).run(items)
+    finally:
+        runner.close()
     failing = [o for o in outcomes if o.verdict.verdict not in PASSING]
     if args.format == "json":
         print(json.dumps(_document(outcomes, prose), indent=2))
