@@ -82,10 +82,16 @@ def _verdicts(out: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("flags", "can_fork", "forked"),
-    [(["--warm"], True, True), ([], True, False), (["--warm"], False, False)],
-    ids=["warm", "cold", "warm-without-fork"],
+    [
+        (["--warm"], True, True),
+        ([], True, True),
+        (["--no-warm"], True, False),
+        (["--warm"], False, False),
+        ([], False, False),
+    ],
+    ids=["warm", "warm-by-default", "no-warm", "warm-without-fork", "default-without-fork"],
 )
-def test_warm_runs_are_forked_by_one_server_unless_cold_or_unable(
+def test_runs_are_forked_by_one_server_unless_asked_not_to_or_unable(
     project: Path,
     flags: list[str],
     can_fork: bool,
@@ -101,9 +107,8 @@ def test_warm_runs_are_forked_by_one_server_unless_cold_or_unable(
     assert len(_parents(project)) == 4  # a premise for each test, and each claim ablated
     assert len(parents) == 1  # one server forked them all, or this process started them all
     assert (os.getpid() not in parents) == forked
-    assert ("--warm needs fork (POSIX); a new process a run" in err) == (
-        bool(flags) and not can_fork
-    )
+    asked = flags == ["--warm"] and not can_fork
+    assert ("--warm needs fork (POSIX); a new process a run" in err) == asked
 
 
 def test_a_plugin_that_imports_the_target_is_left_to_each_run(

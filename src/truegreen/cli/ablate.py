@@ -15,15 +15,22 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.cli import add_verb
+from truegreen.cli import add_verb, forkserver
 from truegreen.cli.ablate_pytest import Runner
 from truegreen.core.ablation import PASSING, Verdict, judge, premise
 from truegreen.core.errors import UsageError
-from truegreen.core.records import Claim, ProseRecord, read_records
+from truegreen.core.records import (
+    Claim,
+    ProseRecord,
+    Unreadable,
+    python_source,
+    read_file_records,
+    syntax_problem,
+)
 from truegreen.core.snippets import (
     SnippetError,
     choose,
@@ -86,8 +93,10 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pytest run")
     parser.add_argument(
         "--warm",
-        action="store_true",
-        help="start pytest once and fork a run per claim (POSIX; elsewhere a process a run)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="start pytest once and fork each run from it: the default where the OS can fork "
+        "(POSIX); --no-warm starts a new process a run",
     )
     parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
     parser.add_argument(
@@ -119,6 +128,8 @@ def mutate(source: str, claim: Claim, occurrence: Optional[int] = None) -> tuple
         return (splice(source, span, claim.new), "") if span else ("", problem)
     except SnippetError as exc:
         return "", f"broken: {exc}"
+    except SyntaxError as exc:
+        return "", f"broken: {claim.path}: {syntax_problem(exc)}"
 
 
 def _verdict_of(problem: str) -> Verdict:
@@ -203,21 +214,34 @@ def _changed(rev: str) -> set[str]:
     return set(diff.stdout.split()) | set(new.stdout.split())
 
 
-def collect(
-    paths: list[Path], changed_since: Optional[str]
-) -> tuple[list[Claim], list[ProseRecord]]:
-    claims: list[Claim] = []
-    prose: list[ProseRecord] = []
+@dataclass
+class Found:
+    """What the test files hold: claims, prose-only records, and the files that could not
+    be read (not Python, or not in their encoding), each with what was wrong."""
+
+    claims: list[Claim] = field(default_factory=list)
+    prose: list[ProseRecord] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
+    found = Found()
     cwd = Path.cwd()
     for path in _test_files(paths):
         name = os.path.relpath(path, cwd).replace(os.sep, "/")
-        found, words = read_records(path.read_text(encoding="utf-8"), name)
-        claims += found
-        prose += words
+        try:
+            claims, prose = read_file_records(path.read_bytes(), name)
+        except Unreadable as exc:
+            found.unreadable.append((name, str(exc)))
+            continue
+        found.claims += claims
+        found.prose += prose
     if changed_since:
         changed = _changed(changed_since)
-        claims = [c for c in claims if c.path in changed or c.test.split("::")[0] in changed]
-    return claims, prose
+        found.claims = [
+            c for c in found.claims if c.path in changed or c.test.split("::")[0] in changed
+        ]
+    return found
 
 
 # -- the verb ---------------------------------------------------------------------------
@@ -241,7 +265,10 @@ def _prepare(claim: Claim, args: argparse.Namespace) -> tuple[str, str]:
     path = Path(claim.path)
     if not path.is_file():
         return "", f"stale: {claim.path} does not exist"
-    source = path.read_text(encoding="utf-8")
+    try:
+        source = python_source(path.read_bytes())
+    except Unreadable as exc:
+        return "", f"broken: {claim.path}: {exc}"
     if claim.snippet.startswith("lines ") and args.lines:
         first, _, last = args.lines.partition("-")
         try:
@@ -258,16 +285,19 @@ def run(args: argparse.Namespace) -> int:
             "never writes your files"
         )
         return 0
-    prose: list[ProseRecord] = []
+    found = Found()
     plans: list[tuple[Claim, tuple[str, ...]]]
     if args.records is not None:
-        claims, prose = collect([Path(p) for p in args.records or ["."]], args.changed_since)
-        plans = [(c, (c.test,)) for c in claims]
+        found = collect([Path(p) for p in args.records or ["."]], args.changed_since)
+        plans = [(c, (c.test,)) for c in found.claims]
     else:
         plans = [(c, tuple(args.test)) for c in _single(args)]
     items = [(c, tests, *_prepare(c, args)) for c, tests in plans]  # (claim, tests, src, why)
     targets = sorted({c.path for c, _, _, problem in items if not problem})
-    runner = Runner.start(args.timeout, args.warm, targets)
+    # Warm by default where the OS can fork: as safe as a new process a run (docs/ablate.md)
+    # and about half the CPU for one claim, a fifth for many.
+    warm = forkserver.available() if args.warm is None else args.warm
+    runner = Runner.start(args.timeout, warm, targets)
     try:
         for target in targets:
             if runner.server is not None and not runner.forks(target):
@@ -278,13 +308,13 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
     failing = [o for o in outcomes if o.verdict.verdict not in PASSING]
     if args.format == "json":
-        print(json.dumps(_document(outcomes, prose), indent=2))
+        print(json.dumps(_document(outcomes, found), indent=2))
     else:
-        _table(outcomes, prose)
-    return 1 if failing or (args.strict and prose) else 0
+        _table(outcomes, found)
+    return 1 if failing or found.unreadable or (args.strict and found.prose) else 0
 
 
-def _document(outcomes: list[Outcome], prose: list[ProseRecord]) -> dict[str, Any]:
+def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:
     return {
         "format": 1,
         "records": [
@@ -300,11 +330,12 @@ def _document(outcomes: list[Outcome], prose: list[ProseRecord]) -> dict[str, An
             }
             for o in outcomes
         ],
-        "prose_only": [{"test": p.test, "line": p.line, "text": p.text} for p in prose],
+        "prose_only": [{"test": p.test, "line": p.line, "text": p.text} for p in found.prose],
+        "unreadable": [{"path": path, "why": why} for path, why in found.unreadable],
     }
 
 
-def _table(outcomes: list[Outcome], prose: list[ProseRecord]) -> None:
+def _table(outcomes: list[Outcome], found: Found) -> None:
     if outcomes:
         width = min(max(len(o.claim.test) for o in outcomes), 70)
         print(f"{'test':<{width}}  {'verdict':<14}  {'seconds':>7}  record")
@@ -318,10 +349,14 @@ def _table(outcomes: list[Outcome], prose: list[ProseRecord]) -> None:
                 print(f"  {o.verdict.verdict}: {o.claim.test}: {o.verdict.detail}")
     else:
         print("no checkable claim")
-    if prose:
-        print(f"{len(prose)} prose-only records (no `delete ... in ...` clause to check):")
-        for p in prose:
+    if found.prose:
+        print(f"{len(found.prose)} prose-only records (no `delete ... in ...` clause to check):")
+        for p in found.prose:
             print(f"  {p.test}: {p.text}")
+    if found.unreadable:
+        print(f"{len(found.unreadable)} test files whose records cannot be read:")
+        for path, why in found.unreadable:
+            print(f"  {path}: {why}")
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1
