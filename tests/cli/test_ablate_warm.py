@@ -174,6 +174,32 @@ def test_a_server_that_cannot_fork_safely_leaves_each_run_a_new_process(
     assert set(_parents(project)) == {os.getpid()}
 
 
+@pytest.mark.parametrize("flags", [["--warm"], ["--no-warm"]], ids=["warm", "cold"])
+def test_a_timeout_ends_the_run_s_whole_tree(
+    project: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A grandchild in a session of its own is ended with the run it belongs to.
+
+    Ablation: replace `descendants(process.pid)` with `[]` in `src/truegreen/cli/procs.py`."""
+    pid_file = project.parent / "grandchild.pid"
+    (project / "tests" / "test_gate.py").write_text(
+        "import subprocess, time\n\nfrom app.gate import allowed\n\n\n"
+        "def test_big_is_refused():\n"
+        '    """Ablation: replace `n < 3` with `True` in `app/gate.py`."""\n'
+        "    if allowed(5):  # only with the gate gone: hang, and leave a grandchild\n"
+        "        child = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        f"        open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "        time.sleep(300)\n"
+        "    assert not allowed(5)\n"
+    )
+    status = main(["ablate", "--records", "tests", "--timeout", "4", "--format", "json", *flags])
+    out, err = capsys.readouterr()
+    assert (status, _verdicts(out)) == (1, ["timeout"]), err
+    assert pid_file.exists()  # premise: the grandchild was started
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # left the process group, and still did not survive
+
+
 def test_warm_from_the_command_line(project: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "truegreen", "ablate", "app/gate.py", "--replace", "n < 3",

@@ -89,7 +89,7 @@ class Runner:
                 env[MUTANT_VAR] = spec
             args = [*OPTIONS, f"--junitxml={report}", "-o", "junit_family=xunit1", *tests]
             child: Child
-            if self.server is not None and self.forks(mutant and mutant[0]):
+            if self.server is not None and self.forks(mutant[0] if mutant else None):
                 child = self.server.spawn(args, output, env)
             else:
                 with open(output, "wb") as handle:
