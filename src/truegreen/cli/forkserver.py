@@ -31,8 +31,9 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from importlib.machinery import PathFinder  # here: an import inside find_spec recurses
 from typing import Any, Optional
+
+from truegreen.cli.forkchild import Avoid, Avoided, environ, loaded_files
 
 # The plugin's modules that pytest_configure imports when their feature is on: every run
 # imports most of them, and importing them runs no code of the user's.
@@ -135,30 +136,6 @@ def preload(config: Any, options: dict[str, Any]) -> None:
     finally:
         sys.meta_path.remove(avoid)
         config._ensure_unconfigure()
-
-
-class Avoided(BaseException):
-    """Not an ImportError: a plugin's ``except ImportError`` fallback must not swallow it,
-    or the server would keep a module built without the file a child must import afresh."""
-
-
-class Avoid:
-    """A finder that refuses, while the server preloads, the files a child must import."""
-
-    def __init__(self, paths: Sequence[str]) -> None:
-        self.paths = frozenset(paths)
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
-        if self.paths:
-            spec = PathFinder.find_spec(fullname, path)
-            if spec is not None and spec.origin and os.path.realpath(spec.origin) in self.paths:
-                raise Avoided(spec.origin)
-
-
-def loaded_files() -> list[str]:
-    """The real paths of the modules this process has imported."""
-    found = {getattr(module, "__file__", None) for module in list(sys.modules.values())}
-    return sorted(os.path.realpath(path) for path in found if isinstance(path, str))
 
 
 def _try_import(module: str) -> None:
@@ -277,7 +254,7 @@ def _child(request: dict[str, Any], wake: tuple[int, int]) -> int:
     os.close(null)
     os.chdir(request["cwd"])
     if "env" in request:
-        _environ(request["env"])
+        environ(request["env"])
     atexit._clear()  # the server's handlers are the server's
     if "logging" in sys.modules:  # registered when pytest imported logging, as in any run
         atexit.register(sys.modules["logging"].shutdown)
@@ -303,21 +280,6 @@ def _child(request: dict[str, Any], wake: tuple[int, int]) -> int:
         except (OSError, ValueError):
             continue
     return status
-
-
-def _environ(env: dict[str, str]) -> None:
-    """The child's own environment, and what the ``sitecustomize`` shim does at start-up in
-    it: serve an ablation's mutant, start the guards of the test that runs ``truegreen``."""
-    os.environ.clear()
-    os.environ.update(env)
-    if env.get("_TRUEGREEN_MUTANT"):
-        from truegreen.guards.mutant import install_from_environment
-
-        install_from_environment()
-    if env.get("_TRUEGREEN_RUN"):
-        from truegreen.guards.child import start
-
-        start(env["_TRUEGREEN_RUN"])
 
 
 def _as_main(args: Sequence[str]) -> None:
