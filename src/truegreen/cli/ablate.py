@@ -47,6 +47,7 @@ EXAMPLE = """\
   truegreen ablate src/app/auth.py --replace "level > 2" --with "level > 3" \\
       --test tests/test_auth.py
   truegreen ablate --records tests/ -j 2          # every `Ablation:` record in the suite
+  truegreen ablate --records tests/ --no-warm     # a new pytest process a run, not a fork
   truegreen ablate --records --changed-since origin/main
 """
 
@@ -297,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
     # Warm by default where the OS can fork: as safe as a new process a run (docs/ablate.md)
     # and about half the CPU for one claim, a fifth for many.
     warm = forkserver.available() if args.warm is None else args.warm
-    runner = Runner.start(args.timeout, warm, targets)
+    runner = Runner.start(args.timeout, warm and bool(targets), targets)  # no run, no server
     try:
         for target in targets:
             if runner.server is not None and not runner.forks(target):
