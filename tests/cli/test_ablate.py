@@ -128,7 +128,7 @@ def test_every_verdict_in_one_table(
     project: Path, mode: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _digest(project / "app" / "core.py")
-    status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "8",
+    status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "12",
                    "--format", "json", *mode])  # fmt: skip
     assert status == 1
     document = json.loads(capsys.readouterr().out)
