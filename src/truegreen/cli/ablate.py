@@ -2,8 +2,10 @@
 
 The user's file is never written. The ablated source is served from memory by an import
 hook that the ``sitecustomize`` shim installs in the pytest process and in every Python
-child it starts (:mod:`truegreen.guards.mutant`), so a ``kill -9`` at any moment loses no
-byte of anyone's source, and several ablations run side by side without seeing each other.
+child it starts (:mod:`truegreen.guards.mutant`; a warm run, forked from a server that
+started pytest once, installs it itself: :mod:`truegreen.cli.ablate_pytest`), so a
+``kill -9`` at any moment loses no byte of anyone's source, and several ablations run side
+by side without seeing each other.
 """
 
 from __future__ import annotations

@@ -90,6 +90,8 @@ from _pytest.config import get_config
 options = json.loads(sys.argv[1])
 options["autoload"] = options["autoload"] and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
 config = get_config()
+if not hasattr(type(config), "inicfg"):  # pytest < 9 reads the ini's values before parsing
+    config.inicfg = {}
 mark = config._mark_plugins_for_rewrite
 hook = install_importhook(config)
 if mark.__code__.co_argcount == 3:
