@@ -2,9 +2,13 @@
 
 A fixture project of 20 gates, each with a test carrying an ``Ablation:`` record. Side by
 side, alternating, in one invocation: a plain ``pytest`` run of one test, and
-``truegreen ablate`` of that test's claim (which runs the test twice: unablated, the
-premise, and ablated), with the default two runs side by side and with ``-j 1``; then all
-20 records with ``-j 1`` and ``-j 2``. Target: <= 1.3x the plain run per claim.
+``truegreen ablate`` of one claim on that test (which runs the test twice: unablated, the
+premise, and ablated): warm (the default: forked by a server that started pytest once) and
+with ``--no-warm`` (a new process a run), the two runs side by side and with ``-j 1``; all
+20 records with ``--no-warm -j 1``, ``--no-warm -j 2`` and warm ``-j 2``; and mutmut
+(``pip install truegreen[bench]``) checking the same single mutation with
+``mutmut run NAME``, its mutants generated and its stats collected once beforehand.
+Targets: <= 1.3x the plain run per claim; <= 0.5x per claim warm, over many claims.
 
     python bench/ablation_cost.py [--rounds 5]
 """
@@ -12,6 +16,8 @@ premise, and ablated), with the default two runs side by side and with ``-j 1``;
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import shutil
 import statistics
 import sys
 import tempfile
@@ -20,6 +26,9 @@ from pathlib import Path
 from measure import timed
 
 GATES = 20
+CLAIMED = 7  # the gate whose test the single claim runs
+# mutmut's name for the mutant that is the single claim's mutation, ValueError(None)
+MUTMUT_NAME = f"app.gates.x_gate_{CLAIMED}__mutmut_3"
 
 
 def make_project(root: Path) -> None:
@@ -34,34 +43,54 @@ def make_project(root: Path) -> None:
         tests.append(
             f"\n\ndef test_gate_{i}_refuses_small_values():\n"
             f'    """Ablation: replace `value < {i}` with `False` in `app/gates.py`."""\n'
-            f"    with pytest.raises(ValueError):\n        gates.gate_{i}({i - 1})\n"
+            f'    with pytest.raises(ValueError, match="^{i - 1}$"):\n'
+            f"        gates.gate_{i}({i - 1})\n"
         )
     (root / "tests" / "test_gates.py").write_text("".join(tests))
     (root / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\npythonpath = ["."]\n[tool.truegreen]\ntree-guard = "off"\n'
+        '[tool.mutmut]\nsource_paths = ["app"]\n'
     )
+
+
+def mutmut() -> list[str]:
+    """The mutmut command, or [] when it is not installed."""
+    if importlib.util.find_spec("mutmut") is None:
+        return []
+    found = shutil.which("mutmut", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "mutmut"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    test = "tests/test_gates.py::test_gate_7_refuses_small_values"
+    test = f"tests/test_gates.py::test_gate_{CLAIMED}_refuses_small_values"
     python = [sys.executable]
+    # mutmut's mutant 3 of the gate, as a claim: the 8th ValueError(value) of the file
+    claim = [*python, "-m", "truegreen", "ablate", "app/gates.py", "--replace",
+             "ValueError(value)", "--with", "ValueError(None)", "--occurrence",
+             str(CLAIMED + 1), "--test", test]  # fmt: skip
+    records = [*python, "-m", "truegreen", "ablate", "--records", "tests"]
     configs = {
         "plain pytest, one test": [*python, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
-        "ablate one claim": [*python, "-m", "truegreen", "ablate", "app/gates.py", "--replace",
-                             "value < 7", "--with", "False", "--test", test],
-        "ablate one claim, -j 1": [*python, "-m", "truegreen", "ablate", "app/gates.py",
-                                   "--replace", "value < 7", "--with", "False", "--test", test,
-                                   "-j", "1"],
-        "20 records, -j 1": [*python, "-m", "truegreen", "ablate", "--records", "tests", "-j", "1"],
-        "20 records, -j 2": [*python, "-m", "truegreen", "ablate", "--records", "tests", "-j", "2"],
-    }  # fmt: skip
+        "ablate one claim, --no-warm": [*claim, "--no-warm"],
+        "ablate one claim, --no-warm -j 1": [*claim, "--no-warm", "-j", "1"],
+        "ablate one claim, warm": [*claim, "--warm"],
+        "20 records, --no-warm -j 1": [*records, "--no-warm", "-j", "1"],
+        "20 records, --no-warm -j 2": [*records, "--no-warm", "-j", "2"],
+        "20 records, warm -j 2": [*records, "--warm", "-j", "2"],
+    }
+    if mutmut():
+        configs["mutmut run, one mutant"] = [*mutmut(), "run", MUTMUT_NAME]
+    else:
+        print("mutmut is not installed (pip install truegreen[bench]): not compared")
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
     with tempfile.TemporaryDirectory(prefix="tg-ablate-bench-") as tmp:
         root = Path(tmp)
         make_project(root)
+        if mutmut():
+            timed([*mutmut(), "run"], root)  # generate every mutant and collect the stats
         for argv in configs.values():
             timed(argv, root)  # warm, and prove each passes
         for _ in range(args.rounds):
@@ -73,12 +102,27 @@ def main() -> int:
     for name in configs:
         print(f"{name + ':':<26} wall {wall[name]:.3f}s  cpu {cpu[name]:.3f}s")
     base = "plain pytest, one test"
-    for name in ("ablate one claim", "ablate one claim, -j 1"):
-        print(f"ratio {name} / plain: wall {wall[name] / wall[base]:.2f}, "
-              f"cpu {cpu[name] / cpu[base]:.2f}  (target <= 1.3)")  # fmt: skip
-    per_claim = wall["20 records, -j 2"] / GATES
-    print(f"20 records: -j 2 speed-up {wall['20 records, -j 1'] / wall['20 records, -j 2']:.2f}x; "
-          f"{per_claim:.2f}s per claim, {per_claim / wall[base]:.2f}x the plain run")  # fmt: skip
+    targets = {"ablate one claim, --no-warm": 1.3, "ablate one claim, --no-warm -j 1": 1.3,
+               "ablate one claim, warm": 1.3, "mutmut run, one mutant": None}  # fmt: skip
+    for name, target in targets.items():
+        if name in wall:
+            print(f"ratio {name} / plain: wall {wall[name] / wall[base]:.2f}, "
+                  f"cpu {cpu[name] / cpu[base]:.2f}"
+                  + (f"  (target <= {target})" if target else ""))  # fmt: skip
+    for name, goal in (("20 records, --no-warm -j 2", 1.3), ("20 records, warm -j 2", 0.5)):
+        per_claim, per_cpu = wall[name] / GATES, cpu[name] / GATES
+        print(
+            f"{name}: {per_claim:.3f}s wall, {per_cpu:.3f}s cpu per claim; "
+            f"{per_claim / wall[base]:.2f}x wall, {per_cpu / cpu[base]:.2f}x cpu the plain run"
+            f"  (target <= {goal})"
+        )
+    one, two = wall["20 records, --no-warm -j 1"], wall["20 records, --no-warm -j 2"]
+    print(f"20 records, --no-warm: -j 2 speed-up {one / two:.2f}x")
+    if "mutmut run, one mutant" in wall:
+        for name in ("ablate one claim, --no-warm", "ablate one claim, warm"):
+            mm = "mutmut run, one mutant"
+            print(f"ratio {mm} / {name}: wall {wall[mm] / wall[name]:.2f}, "
+                  f"cpu {cpu[mm] / cpu[name]:.2f}")  # fmt: skip
     return 0
 
 

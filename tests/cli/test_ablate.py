@@ -101,6 +101,10 @@ def test_prose():
 '''
 
 
+# Every run a new process, or forks of one warm server: the same verdicts either way.
+MODES = pytest.mark.parametrize("mode", [["--no-warm"], ["--warm"]], ids=["cold", "warm"])
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "app").mkdir()
@@ -119,10 +123,13 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_every_verdict_in_one_table(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@MODES
+def test_every_verdict_in_one_table(
+    project: Path, mode: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     before = _digest(project / "app" / "core.py")
-    status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "8",
-                   "--format", "json"])  # fmt: skip
+    status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "12",
+                   "--format", "json", *mode])  # fmt: skip
     assert status == 1
     document = json.loads(capsys.readouterr().out)
     verdicts = {(r["test"].split("::")[1], r["snippet"]): r["verdict"] for r in document["records"]}
@@ -141,18 +148,75 @@ def test_every_verdict_in_one_table(project: Path, capsys: pytest.CaptureFixture
     assert _digest(project / "app" / "core.py") == before
 
 
+@MODES
 def test_the_stale_bytecode_trap_a_same_size_edit_in_the_same_second_is_killed(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    project: Path,
+    mode: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Bytecode is allowed here, so the unablated run leaves a fresh .pyc of the same size
     and second: the ablated run must still execute the mutant."""
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     status = main(["ablate", "app/core.py", "--replace", "n > 2", "--with", "n > 1",
-                   "--test", "tests/test_core.py::test_level"])  # fmt: skip
+                   "--test", "tests/test_core.py::test_level", *mode])  # fmt: skip
     out = capsys.readouterr().out
     assert status == 0, out
     assert "killed" in out
     assert list((project / "app" / "__pycache__").glob("core.*.pyc"))  # premise: it was cached
+
+
+def test_test_files_that_are_not_python_are_listed_and_the_others_still_run(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tests = project / "tests"
+    (tests / "test_syntax.py").write_text("def test_x(:\n    pass\n")
+    (tests / "test_latin.py").write_bytes(b"def test_x():\n    pass  # caf\xe9\n")
+    (tests / "test_good.py").write_text(
+        "from app.core import level\n\n\ndef test_level():\n"
+        '    """Ablation: replace `n > 2` with `n >= 2` in `app/core.py`."""\n'
+        "    assert level(2) is False\n"
+    )
+    files = ["tests/test_good.py", "tests/test_latin.py", "tests/test_syntax.py"]
+    status = main(["ablate", "--records", *files, "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert [(r["test"], r["verdict"]) for r in document["records"]] == [
+        ("tests/test_good.py::test_level", "killed")
+    ]
+    latin = "expected UTF-8 text, found byte b'\\xe9' at offset 29"
+    syntax = "expected Python, found invalid syntax at line 1: 'def test_x(:'"
+    assert document["unreadable"] == [
+        {"path": "tests/test_latin.py", "why": latin},
+        {"path": "tests/test_syntax.py", "why": syntax},
+    ]
+    assert main(["ablate", "--records", "tests/test_syntax.py"]) == 1
+    assert capsys.readouterr().out.splitlines()[-3:] == [
+        "1 test files whose records cannot be read:",
+        f"  tests/test_syntax.py: {syntax}",
+        "0 claims",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            b"def level(n):\n    return n >\n",
+            "expected Python, found invalid syntax at line 2: 'return n >'",
+        ),
+        (b"x = 1  # caf\xe9\n", "expected UTF-8 text, found byte b'\\xe9' at offset 12"),
+    ],
+    ids=["syntax", "latin-1-without-cookie"],
+)
+def test_a_target_that_is_not_python_is_a_broken_claim(
+    project: Path, source: bytes, why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "app" / "core.py").write_bytes(source)
+    status = main(["ablate", "app/core.py", "--delete", "x = 1", "--test", "tests",
+                   "--format", "json"])  # fmt: skip
+    [record] = json.loads(capsys.readouterr().out)["records"]
+    assert (status, record["verdict"], record["detail"]) == (1, "broken", f"app/core.py: {why}")
 
 
 def test_usage_errors_are_one_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -169,7 +233,8 @@ def test_recover_has_nothing_to_do(project: Path, capsys: pytest.CaptureFixture[
     assert "never writes your files" in capsys.readouterr().out
 
 
-def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> None:
+@MODES
+def test_kill_9_at_random_moments_never_changes_the_source(project: Path, mode: list[str]) -> None:
     """50 ablation runs killed with SIGKILL at random moments (runs that finish first do not
     count): the source stays byte-identical and git sees a clean tree every time."""
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
@@ -181,7 +246,7 @@ def test_kill_9_at_random_moments_never_changes_the_source(project: Path) -> Non
     rng = random.Random(1234)
     argv = [sys.executable, "-m", "truegreen", "ablate", "app/core.py", "--delete",
             'if raw is None: raise ValueError("missing")', "--test",
-            "tests/test_core.py::test_missing_is_refused"]  # fmt: skip
+            "tests/test_core.py::test_missing_is_refused", *mode]  # fmt: skip
     kills = attempts = 0
     while kills < 50:
         attempts += 1

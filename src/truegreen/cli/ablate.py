@@ -2,8 +2,10 @@
 
 The user's file is never written. The ablated source is served from memory by an import
 hook that the ``sitecustomize`` shim installs in the pytest process and in every Python
-child it starts (:mod:`truegreen.guards.mutant`), so a ``kill -9`` at any moment loses no
-byte of anyone's source, and several ablations run side by side without seeing each other.
+child it starts (:mod:`truegreen.guards.mutant`; a warm run, forked from a server that
+started pytest once, installs it itself: :mod:`truegreen.cli.ablate_pytest`), so a
+``kill -9`` at any moment loses no byte of anyone's source, and several ablations run side
+by side without seeing each other.
 """
 
 from __future__ import annotations
@@ -11,21 +13,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.cli import add_verb
-from truegreen.core.ablation import PASSING, Run, Verdict, judge, premise
+from truegreen.cli import add_verb, forkserver
+from truegreen.cli.ablate_pytest import Runner
+from truegreen.core.ablation import PASSING, Verdict, judge, premise
 from truegreen.core.errors import UsageError
-from truegreen.core.junit import read_junit
-from truegreen.core.records import Claim, ProseRecord, read_records
+from truegreen.core.records import (
+    Claim,
+    ProseRecord,
+    Unreadable,
+    python_source,
+    read_file_records,
+    syntax_problem,
+)
 from truegreen.core.snippets import (
     SnippetError,
     choose,
@@ -35,15 +42,14 @@ from truegreen.core.snippets import (
     find_statements,
     splice,
 )
-from truegreen.guards.mutant import MUTANT_VAR, write_spec
 
-SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 EXAMPLE = """\
   truegreen ablate src/app/config.py --delete "if raw is None: return None" \\
       --test tests/test_config.py::test_missing_value_is_refused
   truegreen ablate src/app/auth.py --replace "level > 2" --with "level > 3" \\
       --test tests/test_auth.py
   truegreen ablate --records tests/ -j 2          # every `Ablation:` record in the suite
+  truegreen ablate --records tests/ --no-warm     # a new pytest process a run, not a fork
   truegreen ablate --records --changed-since origin/main
 """
 
@@ -88,6 +94,13 @@ def add_parser(verbs: Any) -> None:
         help="pytest runs side by side (default: CPUs, at most 4)",
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pytest run")
+    parser.add_argument(
+        "--warm",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="start pytest once and fork each run from it: the default where the OS can fork "
+        "(POSIX); --no-warm starts a new process a run",
+    )
     parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
     parser.add_argument(
         "--recover",
@@ -96,59 +109,6 @@ def add_parser(verbs: Any) -> None:
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
-
-
-# -- running pytest ---------------------------------------------------------------------
-
-
-def run_pytest(tests: tuple[str, ...], mutant: Optional[tuple[str, str]], timeout: float) -> Run:
-    """One pytest process over ``tests``; with ``mutant`` (path, source) it runs ablated."""
-    with tempfile.TemporaryDirectory(prefix="truegreen-ablate-") as tmp:
-        report = os.path.join(tmp, "report.xml")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (SHIM_DIR, env.get("PYTHONPATH")) if p)
-        if mutant is not None:
-            spec = os.path.join(tmp, "mutant.marshal")
-            write_spec(spec, *mutant)
-            env[MUTANT_VAR] = spec
-        argv = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            "-o",
-            "junit_family=xunit1",
-            *tests,
-        ]
-        process = subprocess.Popen(
-            argv,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            return Run(status=-1, timed_out=True)
-        lines = output.decode(errors="replace").strip().splitlines()
-        tail = lines[-1].strip("= ") if lines else ""
-        if not os.path.exists(report):
-            return Run(status=process.returncode, tail=tail)
-        results = read_junit(report)
-        return Run(process.returncode, tuple(results.failed), results.passed, tail=tail)
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (OSError, AttributeError):
-        process.kill()
-    process.communicate()  # reap it and close its pipe
 
 
 # -- one claim --------------------------------------------------------------------------
@@ -171,6 +131,8 @@ def mutate(source: str, claim: Claim, occurrence: Optional[int] = None) -> tuple
         return (splice(source, span, claim.new), "") if span else ("", problem)
     except SnippetError as exc:
         return "", f"broken: {exc}"
+    except SyntaxError as exc:
+        return "", f"broken: {claim.path}: {syntax_problem(exc)}"
 
 
 def _verdict_of(problem: str) -> Verdict:
@@ -181,14 +143,13 @@ def _verdict_of(problem: str) -> Verdict:
 class Ablator:
     """Runs claims: the premise once per set of tests, then each claim's ablated run."""
 
-    def __init__(self, timeout: float, jobs: int) -> None:
-        self.timeout = timeout
+    def __init__(self, runner: Runner, jobs: int) -> None:
+        self.runner = runner
         self.jobs = max(1, jobs)
-        self.premises: dict[tuple[str, ...], tuple[Optional[Verdict], float]] = {}
 
     def _premise(self, tests: tuple[str, ...]) -> tuple[Optional[Verdict], float]:
         start = time.perf_counter()
-        return premise(run_pytest(tests, None, self.timeout)), time.perf_counter() - start
+        return premise(self.runner.run(tests, None)), time.perf_counter() - start
 
     def run(self, claims: list[tuple[Claim, tuple[str, ...], str, str]]) -> list[Outcome]:
         """Each item: (claim, tests, ablated source, problem); a problem means no run.
@@ -221,7 +182,7 @@ class Ablator:
 
     def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
         start = time.perf_counter()
-        verdict = judge(run_pytest(tests, (claim.path, mutated), self.timeout))
+        verdict = judge(self.runner.run(tests, (claim.path, mutated)))
         return verdict, time.perf_counter() - start
 
 
@@ -256,21 +217,34 @@ def _changed(rev: str) -> set[str]:
     return set(diff.stdout.split()) | set(new.stdout.split())
 
 
-def collect(
-    paths: list[Path], changed_since: Optional[str]
-) -> tuple[list[Claim], list[ProseRecord]]:
-    claims: list[Claim] = []
-    prose: list[ProseRecord] = []
+@dataclass
+class Found:
+    """What the test files hold: claims, prose-only records, and the files that could not
+    be read (not Python, or not in their encoding), each with what was wrong."""
+
+    claims: list[Claim] = field(default_factory=list)
+    prose: list[ProseRecord] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
+    found = Found()
     cwd = Path.cwd()
     for path in _test_files(paths):
         name = os.path.relpath(path, cwd).replace(os.sep, "/")
-        found, words = read_records(path.read_text(encoding="utf-8"), name)
-        claims += found
-        prose += words
+        try:
+            claims, prose = read_file_records(path.read_bytes(), name)
+        except Unreadable as exc:
+            found.unreadable.append((name, str(exc)))
+            continue
+        found.claims += claims
+        found.prose += prose
     if changed_since:
         changed = _changed(changed_since)
-        claims = [c for c in claims if c.path in changed or c.test.split("::")[0] in changed]
-    return claims, prose
+        found.claims = [
+            c for c in found.claims if c.path in changed or c.test.split("::")[0] in changed
+        ]
+    return found
 
 
 # -- the verb ---------------------------------------------------------------------------
@@ -294,7 +268,10 @@ def _prepare(claim: Claim, args: argparse.Namespace) -> tuple[str, str]:
     path = Path(claim.path)
     if not path.is_file():
         return "", f"stale: {claim.path} does not exist"
-    source = path.read_text(encoding="utf-8")
+    try:
+        source = python_source(path.read_bytes())
+    except Unreadable as exc:
+        return "", f"broken: {claim.path}: {exc}"
     if claim.snippet.startswith("lines ") and args.lines:
         first, _, last = args.lines.partition("-")
         try:
@@ -311,24 +288,36 @@ def run(args: argparse.Namespace) -> int:
             "never writes your files"
         )
         return 0
-    prose: list[ProseRecord] = []
+    found = Found()
     plans: list[tuple[Claim, tuple[str, ...]]]
     if args.records is not None:
-        claims, prose = collect([Path(p) for p in args.records or ["."]], args.changed_since)
-        plans = [(c, (c.test,)) for c in claims]
+        found = collect([Path(p) for p in args.records or ["."]], args.changed_since)
+        plans = [(c, (c.test,)) for c in found.claims]
     else:
         plans = [(c, tuple(args.test)) for c in _single(args)]
     items = [(c, tests, *_prepare(c, args)) for c, tests in plans]  # (claim, tests, src, why)
-    outcomes = Ablator(args.timeout, args.jobs).run(items)
+    targets = sorted({c.path for c, _, _, problem in items if not problem})
+    # Warm by default where the OS can fork: as safe as a new process a run (docs/ablate.md)
+    # and about half the CPU for one claim, a fifth for many.
+    warm = forkserver.available() if args.warm is None else args.warm
+    runner = Runner.start(args.timeout, warm and bool(targets), targets)  # no run, no server
+    try:
+        for target in targets:
+            if runner.server is not None and not runner.forks(target):
+                sys.stderr.write(f"truegreen ablate: the warm server imports {target} itself; "
+                                 "its claims run in a new process\n")  # fmt: skip
+        outcomes = Ablator(runner, args.jobs).run(items)
+    finally:
+        runner.close()
     failing = [o for o in outcomes if o.verdict.verdict not in PASSING]
     if args.format == "json":
-        print(json.dumps(_document(outcomes, prose), indent=2))
+        print(json.dumps(_document(outcomes, found), indent=2))
     else:
-        _table(outcomes, prose)
-    return 1 if failing or (args.strict and prose) else 0
+        _table(outcomes, found)
+    return 1 if failing or found.unreadable or (args.strict and found.prose) else 0
 
 
-def _document(outcomes: list[Outcome], prose: list[ProseRecord]) -> dict[str, Any]:
+def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:
     return {
         "format": 1,
         "records": [
@@ -344,11 +333,12 @@ def _document(outcomes: list[Outcome], prose: list[ProseRecord]) -> dict[str, An
             }
             for o in outcomes
         ],
-        "prose_only": [{"test": p.test, "line": p.line, "text": p.text} for p in prose],
+        "prose_only": [{"test": p.test, "line": p.line, "text": p.text} for p in found.prose],
+        "unreadable": [{"path": path, "why": why} for path, why in found.unreadable],
     }
 
 
-def _table(outcomes: list[Outcome], prose: list[ProseRecord]) -> None:
+def _table(outcomes: list[Outcome], found: Found) -> None:
     if outcomes:
         width = min(max(len(o.claim.test) for o in outcomes), 70)
         print(f"{'test':<{width}}  {'verdict':<14}  {'seconds':>7}  record")
@@ -362,10 +352,14 @@ def _table(outcomes: list[Outcome], prose: list[ProseRecord]) -> None:
                 print(f"  {o.verdict.verdict}: {o.claim.test}: {o.verdict.detail}")
     else:
         print("no checkable claim")
-    if prose:
-        print(f"{len(prose)} prose-only records (no `delete ... in ...` clause to check):")
-        for p in prose:
+    if found.prose:
+        print(f"{len(found.prose)} prose-only records (no `delete ... in ...` clause to check):")
+        for p in found.prose:
             print(f"  {p.test}: {p.text}")
+    if found.unreadable:
+        print(f"{len(found.unreadable)} test files whose records cannot be read:")
+        for path, why in found.unreadable:
+            print(f"  {path}: {why}")
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1

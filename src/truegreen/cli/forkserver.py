@@ -10,10 +10,12 @@ fresh process, the server's ``atexit`` handlers dropped and its own run, and
 server that never imported user code shares no module state between files.
 
 The controller and the server speak JSON lines over the server's stdin and stdout: the
-controller sends ``{"id", "args", "output", "cwd"}``; the server answers ``{"id", "pid"}``
-when the child exists and ``{"id", "status"}`` when it has ended. The server has one
-thread (a fork copies only the calling thread); it waits on its input and on ``SIGCHLD``
-through a wake-up pipe.
+controller sends ``{"id", "args", "output", "cwd"}`` (and ``"env"`` for a child whose
+environment differs from the server's); the server answers ``{"id", "pid"}`` when the child
+exists and ``{"id", "status"}`` when it has ended. Its first line names the files of the
+modules it imported, which no child can import afresh (``truegreen ablate --warm``). The
+server has one thread (a fork copies only the calling thread); it waits on its input and
+on ``SIGCHLD`` through a wake-up pipe.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
+
+from truegreen.cli.forkchild import Avoid, Avoided, environ, loaded_files
 
 # The plugin's modules that pytest_configure imports when their feature is on: every run
 # imports most of them, and importing them runs no code of the user's.
@@ -53,9 +57,10 @@ def available() -> bool:
     return hasattr(os, "fork") and hasattr(signal, "SIGCHLD") and sys.platform != "win32"
 
 
-def server_options(pytest_args: Sequence[str]) -> dict[str, Any]:
-    """What the server must leave alone: the plugins ``-p no:NAME`` turns off, and every
-    installed plugin when autoloading is off (the variable or ``--disable-plugin-autoload``)."""
+def server_options(pytest_args: Sequence[str], avoid: Sequence[str] = ()) -> dict[str, Any]:
+    """What the server must leave alone: the plugins ``-p no:NAME`` turns off, every
+    installed plugin when autoloading is off (the variable or ``--disable-plugin-autoload``),
+    and the files in ``avoid``, with every plugin module that imports one."""
     names: set[str] = set()
     for i, word in enumerate(pytest_args):
         value = None
@@ -66,7 +71,10 @@ def server_options(pytest_args: Sequence[str]) -> dict[str, Any]:
         if value is not None and value.startswith("no:"):
             names.add(value[3:])
     autoload = "--disable-plugin-autoload" not in pytest_args
-    return {"skip": sorted(names), "autoload": autoload}
+    options: dict[str, Any] = {"skip": sorted(names), "autoload": autoload}
+    if avoid:
+        options["avoid"] = sorted(os.path.realpath(path) for path in avoid)
+    return options
 
 
 # -- the server ---------------------------------------------------------------------------
@@ -82,6 +90,8 @@ from _pytest.config import get_config
 options = json.loads(sys.argv[1])
 options["autoload"] = options["autoload"] and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
 config = get_config()
+if not hasattr(type(config), "inicfg"):  # pytest < 9 reads the ini's values before parsing
+    config.inicfg = {}
 mark = config._mark_plugins_for_rewrite
 hook = install_importhook(config)
 if mark.__code__.co_argcount == 3:
@@ -104,6 +114,8 @@ def preload(config: Any, options: dict[str, Any]) -> None:
     pytest marks for rewriting): plugins import their own package lazily, in a hook, and
     every run pays for that import again (Hypothesis's, at the end of every session).
     """
+    avoid = Avoid(options.get("avoid", ()))
+    sys.meta_path.insert(0, avoid)
     try:
         if not options["autoload"]:
             return
@@ -124,13 +136,14 @@ def preload(config: Any, options: dict[str, Any]) -> None:
             for module in TRUEGREEN_MODULES:
                 _try_import(module)
     finally:
+        sys.meta_path.remove(avoid)
         config._ensure_unconfigure()
 
 
 def _try_import(module: str) -> None:
     try:
         importlib.import_module(module)
-    except Exception:  # the child imports it again and reports the error as pytest would
+    except (Exception, Avoided):  # the child imports it again, and reports an error as pytest would
         sys.modules.pop(module, None)
 
 
@@ -153,7 +166,7 @@ def serve(config: Any, options: dict[str, Any]) -> int:
     """The server's loop: fork a child per request, report its pid and its exit status."""
     preload(config, options)
     why = refusal()
-    _send({"ready": why is None, "why": why})
+    _send({"ready": why is None, "why": why, "loaded": loaded_files()})
     if why is not None:
         return 1
     import gc
@@ -242,6 +255,8 @@ def _child(request: dict[str, Any], wake: tuple[int, int]) -> int:
     os.close(output)
     os.close(null)
     os.chdir(request["cwd"])
+    if "env" in request:
+        environ(request["env"])
     atexit._clear()  # the server's handlers are the server's
     if "logging" in sys.modules:  # registered when pytest imported logging, as in any run
         atexit.register(sys.modules["logging"].shutdown)
@@ -322,8 +337,9 @@ class ForkServer:
 
     LOST = 255  # the status of a child whose server died before reporting it
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], loaded: Sequence[str] = ()) -> None:
         self.process = process
+        self.loaded = frozenset(loaded)  # files of the modules every child starts with
         self.lock = threading.Lock()
         self.children: dict[int, Remote] = {}
         self.next_id = 0
@@ -331,9 +347,13 @@ class ForkServer:
         self.reader.start()
 
     @classmethod
-    def start(cls, env: Mapping[str, str], pytest_args: Sequence[str]) -> ForkServer:
-        """Start a server in ``env``; raise RuntimeError with the reason when it refuses."""
-        argv = [sys.executable, "-c", SERVE, json.dumps(server_options(pytest_args))]
+    def start(
+        cls, env: Mapping[str, str], pytest_args: Sequence[str], avoid: Sequence[str] = ()
+    ) -> ForkServer:
+        """Start a server in ``env`` that imports none of the files in ``avoid``; raise
+        RuntimeError with the reason when it refuses."""
+        options = server_options(pytest_args, avoid)
+        argv = [sys.executable, "-c", SERVE, json.dumps(options)]
         process = subprocess.Popen(argv, env=dict(env), stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
         assert process.stdout is not None
@@ -347,15 +367,20 @@ class ForkServer:
             process.kill()
             process.communicate()  # and close the pipes
             raise RuntimeError(ready.get("why") or "it did not start")
-        return cls(process)
+        return cls(process, ready.get("loaded", ()))
 
-    def spawn(self, args: Sequence[str], output: str) -> Remote:
-        """Fork a child running ``pytest ARGS`` with its output in the file ``output``."""
+    def spawn(
+        self, args: Sequence[str], output: str, env: Optional[Mapping[str, str]] = None
+    ) -> Remote:
+        """Fork a child running ``pytest ARGS`` with its output in the file ``output``, in
+        ``env`` (by default the server's)."""
         remote = Remote()
         with self.lock:
             number, self.next_id = self.next_id, self.next_id + 1
             self.children[number] = remote
             request = {"id": number, "args": list(args), "output": output, "cwd": os.getcwd()}
+            if env is not None:
+                request["env"] = dict(env)
             try:
                 assert self.process.stdin is not None
                 self.process.stdin.write((json.dumps(request) + "\n").encode())

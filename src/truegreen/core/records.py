@@ -115,6 +115,47 @@ def _tests(tree: ast.Module, prefix: str) -> list[tuple[str, ast.AST]]:
     return found
 
 
+class Unreadable(ValueError):
+    """A file that cannot be read as Python source; the message says what was wrong."""
+
+
+def python_source(data: bytes) -> str:
+    """A Python file's text, decoded as Python decodes it (UTF-8 unless a coding cookie
+    names another encoding); :class:`Unreadable` when it cannot be."""
+    encoding = "utf-8"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # a bad cookie, or bytes that are not UTF-8 in the first lines
+        if "encoding declaration" not in exc.msg:
+            raise Unreadable(f"expected a known coding cookie, found {exc.msg}") from None
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        found = data[exc.start : exc.start + 1]
+        raise Unreadable(
+            f"expected {exc.encoding.upper()} text, found byte {found!r} at offset {exc.start}"
+        ) from None
+
+
+def syntax_problem(exc: SyntaxError) -> str:
+    """What is wrong with a file that does not parse, in one line."""
+    where = f" at line {exc.lineno}" if exc.lineno else ""
+    text = (exc.text or "").strip()
+    return f"expected Python, found {exc.msg}{where}" + (f": {text!r}" if text else "")
+
+
+def read_file_records(data: bytes, prefix: str) -> tuple[list[Claim], list[ProseRecord]]:
+    """:func:`read_records` of a test file's bytes; :class:`Unreadable` when they are not
+    Python source."""
+    source = python_source(data)
+    try:
+        return read_records(source, prefix)
+    except SyntaxError as exc:
+        raise Unreadable(syntax_problem(exc)) from None
+    except ValueError as exc:  # NUL bytes, on older Pythons
+        raise Unreadable(f"expected Python, found {exc}") from None
+
+
 def read_records(source: str, prefix: str) -> tuple[list[Claim], list[ProseRecord]]:
     """Every claim and prose-only record of the tests in one test file.
 

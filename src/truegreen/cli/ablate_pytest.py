@@ -1,0 +1,108 @@
+"""The pytest runs of ``truegreen ablate``: a new process each, or forks of a warm server.
+
+Either way the run is ``python -m pytest`` with truegreen's ``sitecustomize`` shim on
+``PYTHONPATH`` and, for an ablated run, ``_TRUEGREEN_MUTANT`` naming the mutant, which the
+shim serves from memory in that process and every Python process it starts.
+
+The warm server (:mod:`truegreen.cli.forkserver`) imports pytest and the installed plugins
+once, but none of the files the claims ablate: a module imported before the fork would be
+the original in every child, whatever the child's import hook serves. It preloads no plugin
+that imports a target, and a claim whose target it imported all the same (truegreen's own
+start-up modules, say) runs in a new process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+from truegreen.cli import forkserver
+from truegreen.cli.procs import Child, wait_until
+from truegreen.core.ablation import Run
+from truegreen.core.junit import read_junit
+from truegreen.guards.mutant import MUTANT_VAR, write_spec
+from truegreen.guards.policy import RUN_VAR, TEST_VAR
+
+SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
+OPTIONS = ("-q", "-p", "no:cacheprovider")
+# The guards of a test that runs truegreen ablate belong in each run, not in the server: a
+# fork server refuses to start with an audit hook installed.
+CHILD_ONLY = (RUN_VAR, TEST_VAR)
+
+
+def environment() -> dict[str, str]:
+    """This process's environment, with the shim that serves a mutant first on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (SHIM_DIR, env.get("PYTHONPATH")) if p)
+    return env
+
+
+class Runner:
+    """Runs a claim's tests, ablated or not, within ``timeout`` seconds a run."""
+
+    def __init__(self, timeout: float, server: Optional[forkserver.ForkServer] = None) -> None:
+        self.timeout = timeout
+        self.server = server
+
+    @classmethod
+    def start(cls, timeout: float, warm: bool, targets: Sequence[str]) -> Runner:
+        """A runner; with ``warm`` and where the OS can fork, one that forks a warm server
+        that has not imported any of ``targets``."""
+        if not warm:
+            return cls(timeout)
+        if not forkserver.available():
+            sys.stderr.write("truegreen ablate: --warm needs fork (POSIX); a new process a run\n")
+            return cls(timeout)
+        env = {k: v for k, v in environment().items() if k not in CHILD_ONLY}
+        try:
+            server = forkserver.ForkServer.start(env, OPTIONS, avoid=targets)
+        except (RuntimeError, OSError) as exc:
+            sys.stderr.write(f"truegreen ablate: no warm server ({exc}); a new process a run\n")
+            return cls(timeout)
+        return cls(timeout, server)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+    def forks(self, target: Optional[str]) -> bool:
+        """Whether a run ablating ``target`` (None: unablated) is forked by the warm server."""
+        if self.server is None:
+            return False
+        return target is None or os.path.realpath(target) not in self.server.loaded
+
+    def run(self, tests: Sequence[str], mutant: Optional[tuple[str, str]]) -> Run:
+        """One pytest run over ``tests``; with ``mutant`` (path, source) it runs ablated."""
+        with tempfile.TemporaryDirectory(prefix="truegreen-ablate-") as tmp:
+            report = os.path.join(tmp, "report.xml")
+            output = os.path.join(tmp, "output")
+            env = environment()
+            if mutant is not None:
+                spec = os.path.join(tmp, "mutant.marshal")
+                write_spec(spec, *mutant)
+                env[MUTANT_VAR] = spec
+            args = [*OPTIONS, f"--junitxml={report}", "-o", "junit_family=xunit1", *tests]
+            child: Child
+            if self.server is not None and self.forks(mutant[0] if mutant else None):
+                child = self.server.spawn(args, output, env)
+            else:
+                with open(output, "wb") as handle:
+                    child = subprocess.Popen([sys.executable, "-m", "pytest", *args], env=env,
+                                             stdout=handle, stderr=subprocess.STDOUT,
+                                             start_new_session=True)  # fmt: skip
+            status, timed_out = wait_until(child, time.time() + self.timeout, everything=False)
+            if timed_out:
+                return Run(status=-1, timed_out=True)
+            with open(output, "rb") as handle:
+                lines = handle.read().decode(errors="replace").strip().splitlines()
+            tail = lines[-1].strip("= ") if lines else ""
+            if not os.path.exists(report):
+                return Run(status=status, tail=tail)
+            results = read_junit(report)
+            return Run(status, tuple(results.failed), results.passed, tail=tail)
