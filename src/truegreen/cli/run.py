@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb, forkserver
+from truegreen.cli.basetemp import RunBase, session_dir
 from truegreen.cli.forkserver import ForkServer
 from truegreen.cli.procs import (
     Child,
@@ -164,7 +165,8 @@ def _files(
     out = work / "units.json"
     log = work / "collect.out"
     child = launch(["--collect-only", "-p", "no:cacheprovider", f"--truegreen-plan-out={out}",
-                    *args.pytest_args], str(log))  # fmt: skip
+                    f"--truegreen-basetemp-out={work / 'basetemp.json'}", *args.pytest_args],
+                   str(log))  # fmt: skip
     status, timed_out = wait_until(child, deadline, everything=True)
     if timed_out:
         return []
@@ -226,11 +228,31 @@ def _isolated(
             return Status.DEADLINE
         print("no tests ran")
         return 5
-    names = {path: f"f{i}" for i, path in enumerate(files)}
+    base = RunBase.read(reports / "basetemp.json")
+    lock = base.hold()
+    status = 1  # an exception keeps the base, as a failed run does
+    try:
+        status = _files_run(args, launch, reports, metrics, deadline, start, files, base)
+    finally:
+        base.release(lock, status)
+    return status
+
+
+def _files_run(
+    args: argparse.Namespace,
+    launch: Launch,
+    reports: Path,
+    metrics: Path,
+    deadline: Optional[float],
+    start: float,
+    files: list[str],
+    base: RunBase,
+) -> int:
+    index = {path: i for i, path in enumerate(files)}
 
     def attempt(path: str, number: int) -> tuple[int, str, dict[str, int], bool]:
-        report = reports / f"{names[path]}-{number}.xml"
-        log = reports / f"{names[path]}-{number}.out"
+        report = reports / f"f{index[path]}-{number}.xml"
+        log = reports / f"f{index[path]}-{number}.out"
         limit = deadline
         if args.file_timeout:
             limit = min(x for x in (deadline, time.time() + args.file_timeout) if x is not None)
@@ -238,6 +260,7 @@ def _isolated(
             *args.pytest_args,
             *(f"--truegreen-only-file={path}", f"--junitxml={report}"),
             *(f"--truegreen-metrics={metrics}", "--truegreen-set", "allow-empty=true"),
+            *base.option(session_dir(path, index[path], number)),
         ]
         status, timed_out = wait_until(launch(pytest_args, str(log)), limit, everything=False)
         output = log.read_bytes().decode(errors="replace") if log.exists() else ""
