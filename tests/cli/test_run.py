@@ -157,7 +157,7 @@ def numbered(root: Path) -> list[str]:
 def test_an_isolated_run_is_one_numbered_directory_kept_as_pytest_keeps_one(
     tmp_path: Path,
 ) -> None:
-    """Ablation: replace `base.option(session_dir(path, index[path], number))` with `[]` in
+    """Ablation: replace `base.option(name)` with `[]` in
     `src/truegreen/cli/run.py`."""
     project, root = tmp_path / "project", tmp_path / "temproot"
     project.mkdir()
