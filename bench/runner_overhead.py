@@ -4,9 +4,13 @@ A 40-file suite (25 small tests a file, a little file I/O and arithmetic). Side 
 alternating, in one invocation: plain pytest; ``pytest -n 2``; ``truegreen run
 --isolate-files -j 2`` with its fork server and with ``--no-fork-server`` (a new process per
 file); and plain pytest with ``--truegreen-metrics``. Targets: the isolated runner <= 1.25x
-xdist; recording the stream <= 1.05x plain.
+xdist; recording the stream <= 1.05x plain. Both differences are within the noise of a
+few rounds on a shared machine, so xdist and the isolated runner also run ``--pair-rounds``
+more times, alternating, on their own, and metrics on and off ``--metrics-rounds`` times
+(and once each under callgrind with ``--callgrind``).
 
-    python bench/runner_overhead.py [--rounds 5] [--temproot DIR]
+    python bench/runner_overhead.py [--rounds 5] [--pair-rounds 12] [--metrics-rounds 20]
+                                    [--callgrind] [--temproot DIR]
 
 ``--temproot DIR`` puts pytest's temporary directories under DIR (``PYTEST_DEBUG_TEMPROOT``),
 e.g. a tmpfs, to tell the cost of the disk from the cost of the processes: every pytest
@@ -21,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import environment, run_pytest, timed
+from measure import compare, environment, print_ratios, timed
 
 FILES, PER_FILE = 40, 25
 
@@ -40,6 +44,10 @@ def make_suite(root: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pair-rounds", type=int, default=12,
+                        help="alternating rounds of xdist and isolated alone")  # fmt: skip
+    parser.add_argument("--metrics-rounds", type=int, default=20,
+                        help="alternating rounds of metrics on and off alone")  # fmt: skip
     parser.add_argument("--callgrind", action="store_true",
                         help="also count instructions for metrics on vs off")  # fmt: skip
     parser.add_argument("--temproot", metavar="DIR", help="pytest's temporary root")
@@ -68,16 +76,18 @@ def main() -> int:
         for _ in range(args.rounds):
             for name, argv in configs.items():
                 results[name].append(timed(argv, root, env))
-        counted = {}
-        if args.callgrind:
-            for name, extra in (("off", []), ("on", [f"--truegreen-metrics={root / 'metrics'}"])):
-                counted[name] = run_pytest(root, extra, callgrind=True).get("instructions", 0.0)
+        iso, xd = "truegreen run --isolate-files -j 2", "pytest -n 2 (xdist)"
+        pairs: dict[str, list[tuple[float, float]]] = {xd: [], iso: []}
+        for _ in range(args.pair_rounds):
+            for name in pairs:
+                pairs[name].append(timed(configs[name], root, env))
+        alone = {"metrics off": [], "metrics on": [f"--truegreen-metrics={root / 'metrics'}"]}
+        metrics = compare(root, alone, rounds=args.metrics_rounds, callgrind=args.callgrind)
     wall = {n: statistics.median(w for w, _ in r) for n, r in results.items()}
     cpu = {n: statistics.median(c for _, c in r) for n, r in results.items()}
     print(f"{FILES} files x {PER_FILE} tests, rounds: {args.rounds} (medians)")
     for name in configs:
         print(f"{name + ':':<38} wall {wall[name]:.3f}s  cpu {cpu[name]:.3f}s")
-    iso, xd = "truegreen run --isolate-files -j 2", "pytest -n 2 (xdist)"
     print(f"ratio isolated / xdist: wall {wall[iso] / wall[xd]:.3f}, cpu {cpu[iso] / cpu[xd]:.3f}"
           " (target <= 1.25)")  # fmt: skip
     new = "... --no-fork-server"
@@ -86,9 +96,14 @@ def main() -> int:
     on, off = "plain pytest, metrics on", "plain pytest"
     print(f"ratio metrics on / off: wall {wall[on] / wall[off]:.3f}, cpu {cpu[on] / cpu[off]:.3f}"
           " (target <= 1.05)")  # fmt: skip
-    if counted:
-        print(f"ratio metrics on / off, instructions: {counted['on'] / counted['off']:.3f} "
-              f"({counted['off'] / 1e9:.2f}e9 vs {counted['on'] / 1e9:.2f}e9)")  # fmt: skip
+    if args.pair_rounds:
+        pair_wall = {n: statistics.median(w for w, _ in r) for n, r in pairs.items()}
+        pair_cpu = {n: statistics.median(c for _, c in r) for n, r in pairs.items()}
+        print(f"xdist and isolated alone, {args.pair_rounds} rounds (medians): ratio wall "
+              f"{pair_wall[iso] / pair_wall[xd]:.3f}, cpu {pair_cpu[iso] / pair_cpu[xd]:.3f} "
+              "(target <= 1.25)")  # fmt: skip
+    print(f"metrics on and off alone, {args.metrics_rounds} rounds (medians):")
+    print_ratios(metrics, [("metrics on", "metrics off", "<= 1.05")])
     return 0
 
 

@@ -146,3 +146,55 @@ def test_a_flaky_file_is_shown_with_both_outputs_and_a_hanging_one_is_not_retrie
     strict = truegreen_run(project, *retry_once, "--strict-flaky", *pytest_args, env=env)
     assert "FLAKY: passed only on a retry" in strict.stdout
     assert strict.returncode == 1
+
+
+def numbered(root: Path) -> list[str]:
+    """The numbered directories pytest made under a temporary root, lowest first."""
+    found = [p.name for p in root.glob("pytest-of-*/pytest-[0-9]*")]
+    return sorted(found, key=lambda name: int(name.rsplit("-", 1)[1]))
+
+
+def test_an_isolated_run_is_one_numbered_directory_kept_as_pytest_keeps_one(
+    tmp_path: Path,
+) -> None:
+    """Ablation: replace `base.option(name)` with `[]` in
+    `src/truegreen/cli/run.py`."""
+    project, root = tmp_path / "project", tmp_path / "temproot"
+    project.mkdir()
+    root.mkdir()
+    for name in ("test_a.py", "test_b.py"):
+        (project / name).write_text("def test_it(tmp_path):\n    (tmp_path / 'seen').touch()\n")
+    env = {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(root)}
+    argv = ["--keep-env", "PYTEST_DEBUG_TEMPROOT", "--isolate-files", "-j", "2", "--", "-q",
+            "-p", "no:cacheprovider"]  # fmt: skip
+    for _ in range(4):
+        done = truegreen_run(project, *argv, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert numbered(root) == ["pytest-1", "pytest-2", "pytest-3"]  # the last three runs
+    last = next(root.glob("pytest-of-*")) / "pytest-3"
+    seen = sorted(p.relative_to(last).as_posix() for p in last.rglob("seen"))
+    assert seen == ["f0-test_a/test_it0/seen", "f1-test_b/test_it0/seen"]
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntmp_path_retention_policy = "failed"\n'
+    )
+    (project / "test_c.py").write_text("def test_it():\n    assert False\n")
+    assert truegreen_run(project, *argv, env=env).returncode == 1
+    assert numbered(root)[-1] == "pytest-4"  # a failed run's is kept
+    (project / "test_c.py").unlink()
+    done = truegreen_run(project, *argv, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert numbered(root)[-1] == "pytest-4"  # a passing run's, pytest-5, is not
+
+
+def test_the_files_directories_go_under_the_users_basetemp(tmp_path: Path) -> None:
+    project, mine = tmp_path / "project", tmp_path / "mine"
+    project.mkdir()
+    mine.mkdir()
+    (mine / "stale").touch()
+    (project / "test_a.py").write_text("def test_it(tmp_path):\n    (tmp_path / 'seen').touch()\n")
+    done = truegreen_run(project, "--isolate-files", "--", "-q", "-p", "no:cacheprovider",
+                         f"--basetemp={mine}")  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    actual = sorted(p.relative_to(mine).as_posix() for p in mine.rglob("seen"))
+    assert actual == ["f0-test_a/test_it0/seen"]
+    assert not (mine / "stale").exists()  # emptied at the start, as pytest empties it

@@ -42,6 +42,7 @@ TRUEGREEN_MODULES = (
     "truegreen.plugin.ambient",
     "truegreen.plugin.guards",
     "truegreen.plugin.hermetic",
+    "truegreen.plugin.hints",
     "truegreen.plugin.integrity",
     "truegreen.plugin.isolate",
     "truegreen.plugin.metrics",
@@ -49,6 +50,9 @@ TRUEGREEN_MODULES = (
     "truegreen.plugin.sharding",
     "truegreen.plugin.treeguard",
 )
+# What a builtin plugin of pytest imports in every session, unless ``-p no:debugging``: the
+# debugging plugin imports pdb (and with it code, cmd, bdb) when it configures.
+PYTEST_MODULES = ("pdb",)
 AUDIT_HOOK_MARK = "_truegreen_audit_hook"  # set on sys by truegreen.guards.hook.install
 
 
@@ -117,6 +121,9 @@ def preload(config: Any, options: dict[str, Any]) -> None:
     avoid = Avoid(options.get("avoid", ()))
     sys.meta_path.insert(0, avoid)
     try:
+        if "debugging" not in options["skip"]:
+            for module in PYTEST_MODULES:
+                _try_import(module)
         if not options["autoload"]:
             return
         from importlib import metadata

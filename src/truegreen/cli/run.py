@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb, forkserver
+from truegreen.cli.basetemp import RunBase, session_dir
 from truegreen.cli.forkserver import ForkServer
 from truegreen.cli.procs import (
     Child,
@@ -27,8 +27,8 @@ from truegreen.cli.procs import (
     sealed_environment,
     wait_until,
 )
-from truegreen.core.errors import UsageError
-from truegreen.core.metrics import read_dir, summarize
+from truegreen.core.errors import ConfigError, UsageError
+from truegreen.core.metrics import outcome_counts, read_dir, read_stream, summarize
 
 EXAMPLE = """\
   truegreen run -- -q tests/
@@ -164,7 +164,8 @@ def _files(
     out = work / "units.json"
     log = work / "collect.out"
     child = launch(["--collect-only", "-p", "no:cacheprovider", f"--truegreen-plan-out={out}",
-                    *args.pytest_args], str(log))  # fmt: skip
+                    f"--truegreen-basetemp-out={work / 'basetemp.json'}", *args.pytest_args],
+                   str(log))  # fmt: skip
     status, timed_out = wait_until(child, deadline, everything=True)
     if timed_out:
         return []
@@ -182,15 +183,19 @@ def _files(
     return files
 
 
-def _counts(report: Path) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    if not report.is_file():
-        return counts
-    for case in ET.parse(report).iter("testcase"):
-        kind = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")), "passed")
-        kind = {"failure": "failed", "error": "errors"}.get(kind, kind)
-        counts[kind] = counts.get(kind, 0) + 1
-    return counts
+def _counts(metrics: Path, pid: int) -> dict[str, int]:
+    """A file's outcomes, from the event stream its pytest process recorded (and its xdist
+    workers', if the user asked for some)."""
+    try:
+        streams = [read_stream(p) for p in metrics.glob(f"session-{pid}.jsonl")]
+        streams += [
+            stream
+            for stream in map(read_stream, metrics.glob("worker-*.jsonl"))
+            if stream.process.get("ppid") == pid
+        ]
+        return outcome_counts(streams)
+    except (OSError, ConfigError):  # a process killed before or while it wrote
+        return {}
 
 
 def isolated(
@@ -226,22 +231,43 @@ def _isolated(
             return Status.DEADLINE
         print("no tests ran")
         return 5
-    names = {path: f"f{i}" for i, path in enumerate(files)}
+    base = RunBase.read(reports / "basetemp.json")
+    lock = base.hold()
+    status = 1  # an exception keeps the base, as a failed run does
+    try:
+        status = _files_run(args, launch, reports, metrics, deadline, start, files, base)
+    finally:
+        base.release(lock, status)
+    return status
+
+
+def _files_run(
+    args: argparse.Namespace,
+    launch: Launch,
+    reports: Path,
+    metrics: Path,
+    deadline: Optional[float],
+    start: float,
+    files: list[str],
+    base: RunBase,
+) -> int:
+    index = {path: i for i, path in enumerate(files)}
 
     def attempt(path: str, number: int) -> tuple[int, str, dict[str, int], bool]:
-        report = reports / f"{names[path]}-{number}.xml"
-        log = reports / f"{names[path]}-{number}.out"
+        name = session_dir(path, index[path], number)
+        log = reports / f"{name}.out"
         limit = deadline
         if args.file_timeout:
             limit = min(x for x in (deadline, time.time() + args.file_timeout) if x is not None)
         pytest_args = [
             *args.pytest_args,
-            *(f"--truegreen-only-file={path}", f"--junitxml={report}"),
-            *(f"--truegreen-metrics={metrics}", "--truegreen-set", "allow-empty=true"),
+            *(f"--truegreen-only-file={path}", f"--truegreen-metrics={metrics}"),
+            *("--truegreen-set", "allow-empty=true", *base.option(name)),
         ]
-        status, timed_out = wait_until(launch(pytest_args, str(log)), limit, everything=False)
+        child = launch(pytest_args, str(log))
+        status, timed_out = wait_until(child, limit, everything=False)
         output = log.read_bytes().decode(errors="replace") if log.exists() else ""
-        return status, output, _counts(report), timed_out
+        return status, output, _counts(metrics, child.pid), timed_out
 
     def one(path: str) -> FileRun:
         status, output, counts, timed_out = attempt(path, 0)
@@ -289,7 +315,7 @@ def report(
             print((result.first_failure or "").rstrip())
             print(f"--- {result.path}: the passing retry ---")
             print(result.output.rstrip())
-    kinds = ("passed", "failed", "errors", "skipped")
+    kinds = ("passed", "failed", "errors", "skipped", "xfailed")
     parts = [f"{totals[k]} {k}" for k in kinds if totals.get(k)]
     if flaky:
         parts.append(f"{len(flaky)} flaky files")

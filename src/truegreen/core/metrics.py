@@ -150,3 +150,21 @@ def summarize(streams: list[Stream]) -> Summary:
 def durations(summary: Summary) -> dict[str, float]:
     """``{nodeid: seconds}``: the durations file sharding reads (pytest-split's format)."""
     return {test: round(seconds, 6) for test, seconds in sorted(summary.tests.items())}
+
+
+def outcome_counts(streams: list[Stream]) -> dict[str, int]:
+    """Reports by kind, counted as pytest's closing line counts them: a call that passed or
+    failed, a setup or teardown that failed (an error), a skip, an expected failure."""
+    counts: Counter[str] = Counter()
+    for stream in streams:
+        for record in stream.records:
+            if record.get("event") != "phase":
+                continue
+            outcome, call = record.get("outcome"), record.get("phase") == "call"
+            if outcome == "failed":
+                counts["failed" if call else "errors"] += 1
+            elif outcome in ("skipped", "xfailed"):
+                counts[str(outcome)] += 1
+            elif outcome == "passed" and call:
+                counts["passed"] += 1
+    return dict(counts)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+from truegreen.guards.hook import quiet
+
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from typing import Any, Optional
@@ -114,16 +116,24 @@ class StreamWriter:
     def write(self, record: dict[str, Any]) -> None:
         import json  # only once there is something to write
 
+        self.line(json.dumps(record, separators=(",", ":")))
+
+    def line(self, text: str) -> None:
+        """Append one record already encoded as a JSON object, in one write of its own."""
         if self.fd < 0:
-            # Two writers of one process (the guards and the metrics) share its file: whoever
-            # creates it writes the header.
-            flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+            self._open()
+        _write(self.fd, (text + "\n").encode("utf-8"))
+
+    def _open(self) -> None:
+        import json
+
+        # Two writers of one process (the guards and the metrics) share its file: whoever
+        # creates it writes the header.
+        flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        with quiet():  # truegreen's own file: the guards look away
             try:
                 self.fd = _open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o600)
-                self._line(json.dumps(header(self.role), separators=(",", ":")))
             except FileExistsError:
                 self.fd = _open(self.path, flags)
-        self._line(json.dumps(record, separators=(",", ":")))
-
-    def _line(self, text: str) -> None:
-        _write(self.fd, (text + "\n").encode("utf-8"))
+                return
+        self.line(json.dumps(header(self.role), separators=(",", ":")))

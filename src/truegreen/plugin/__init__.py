@@ -81,6 +81,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
     group.addoption("--truegreen-only-file", dest="truegreen_only_file", help=argparse.SUPPRESS)
+    group.addoption(
+        "--truegreen-basetemp-out", dest="truegreen_basetemp_out", help=argparse.SUPPRESS
+    )
     group.addoption("--truegreen-only-ids", dest="truegreen_only_ids", help=argparse.SUPPRESS)
     group.addoption("--truegreen-order", dest="truegreen_order", help=argparse.SUPPRESS)
 
@@ -203,6 +206,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         only_file = OnlyFile(config.getoption("truegreen_only_file"), config.rootpath)
         config.pluginmanager.register(only_file)
+    if config.getoption("truegreen_basetemp_out"):
+        from truegreen.plugin.isolate import RunBasetemp
+
+        config.pluginmanager.register(RunBasetemp(config.getoption("truegreen_basetemp_out")))
     if config.getoption("truegreen_only_ids"):
         from truegreen.plugin.isolate import OnlyIds
 

@@ -1,9 +1,10 @@
 """``--truegreen-only-file`` and ``--truegreen-only-ids``: part of a larger selection, for
 ``truegreen run --isolate-files`` and the hunters' reruns. The rest counts as run elsewhere,
-not as deselected."""
+not as deselected. ``--truegreen-basetemp-out``: the run's temporary base, for its files."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Container
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Optional
 
 import pytest
 
+from truegreen.guards.hook import quiet
 from truegreen.plugin.stash import SHARDED_OUT_KEY
 
 
@@ -71,3 +73,28 @@ class OnlyIds:
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         _keep(config, items, [i for i in items if i.nodeid in self.nodeids])
+
+
+class RunBasetemp:
+    """Writes where the sessions of ``truegreen run --isolate-files`` keep their temporary
+    directories: this (collecting) session's basetemp, numbered and rotated by pytest as in
+    any run, or the user's ``--basetemp``; and pytest's retention policy for it.
+
+    Each file's session then gets a ``--basetemp`` under it, as xdist gives its workers one
+    under its controller's, so a run is one numbered directory however many files it has.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        config = session.config
+        factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+        data = {
+            "basetemp": str(factory.getbasetemp()),
+            "given": config.option.basetemp is not None,
+            "policy": str(config.getini("tmp_path_retention_policy")),
+        }
+        with quiet(), open(self.path, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)

@@ -9,6 +9,7 @@ The schema is in docs/events.md.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Generator
@@ -19,6 +20,13 @@ import pytest
 
 from truegreen.guards.hook import quiet
 from truegreen.guards.records import StreamWriter
+
+# The per-test records are written for every test of the run, so they are formatted here
+# rather than through json.dumps (a new encoder per call, a dict per record): only strings
+# need JSON's quoting, each test's node id is quoted once, and durations are written to the
+# microsecond with one format rather than rounded and then written in full (both float
+# conversions cost more than the rest of a record). Readers see the same JSON values.
+_quote = json.JSONEncoder().encode
 
 
 class MetricsPlugin:
@@ -33,47 +41,61 @@ class MetricsPlugin:
         with quiet():
             directory.mkdir(parents=True, exist_ok=True)
         self.writer = StreamWriter(str(directory / f"{self.role}-{os.getpid()}.jsonl"), self.role)
-        self.started: dict[str, float] = {}
 
     @classmethod
     def register(cls, config: pytest.Config, directory: str) -> None:
         config.pluginmanager.register(cls(config, Path(directory)), "truegreen-metrics")
 
     def emit(self, event: str, **fields: Any) -> None:
-        with quiet():
-            self.writer.write({"event": event, "t": time.time(), **fields})
+        self.writer.write({"event": event, "t": time.time(), **fields})
 
     def pytest_sessionstart(self) -> None:
         self.emit("session_start", worker=self.worker)
+        # An xdist controller's workers record the tests; it would only echo them.
+        if not self.config.pluginmanager.hasplugin("dsession"):
+            self.config.pluginmanager.register(Recorder(self.writer), "truegreen-metrics-tests")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.emit("session_end", exitstatus=int(session.exitstatus), worker=self.worker)
 
-    @property
-    def controller(self) -> bool:
-        """An xdist controller: its workers record the tests; it would only echo them."""
-        return self.config.pluginmanager.hasplugin("dsession")
+
+class Recorder:
+    """The records of each test: its start and end, its phases, its fixtures' setups."""
+
+    def __init__(self, writer: StreamWriter) -> None:
+        self.line = writer.line
+        self.started: dict[str, tuple[float, str]] = {}  # node id -> (start, quoted node id)
+        self.names: dict[str, str] = {}  # fixture names and scopes, quoted once each
+
+    def _quoted(self, name: str) -> str:
+        found = self.names.get(name)
+        if found is None:
+            found = self.names[name] = _quote(name)
+        return found
+
+    def _test(self, nodeid: str) -> str:
+        started = self.started.get(nodeid)
+        return _quote(nodeid) if started is None else started[1]
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
-        if self.controller:
-            return
-        self.started[nodeid] = time.time()
-        self.emit("test_start", test=nodeid)
+        now, test = time.time(), _quote(nodeid)
+        self.started[nodeid] = (now, test)
+        self.line(f'{{"event":"test_start","t":{now!r},"test":{test}}}')
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.controller:
-            return
         outcome = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
-        self.emit("phase", test=report.nodeid, phase=report.when, outcome=outcome,
-                  duration=round(report.duration, 6))  # fmt: skip
+        self.line(
+            f'{{"event":"phase","t":{time.time()!r},"test":{self._test(report.nodeid)},'
+            f'"phase":{self._quoted(report.when or "")},"outcome":{self._quoted(outcome)},'
+            f'"duration":{report.duration:.6f}}}'
+        )
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        if self.controller:
-            return
-        start = self.started.pop(nodeid, None)
-        self.emit("test_end", test=nodeid,
-                  duration=round(time.time() - start, 6) if start else None)  # fmt: skip
+        now = time.time()
+        start, test = self.started.pop(nodeid, (None, _quote(nodeid)))
+        duration = "null" if start is None else f"{now - start:.6f}"
+        self.line(f'{{"event":"test_end","t":{now!r},"test":{test},"duration":{duration}}}')
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(
@@ -81,10 +103,9 @@ class MetricsPlugin:
     ) -> Generator[None, Any, None]:
         start = time.perf_counter()
         yield
-        self.emit(
-            "fixture",
-            test=request.node.nodeid,
-            fixture=fixturedef.argname,
-            scope=fixturedef.scope,
-            duration=round(time.perf_counter() - start, 6),
+        duration = time.perf_counter() - start
+        self.line(
+            f'{{"event":"fixture","t":{time.time()!r},"test":{self._test(request.node.nodeid)},'
+            f'"fixture":{self._quoted(fixturedef.argname)},'
+            f'"scope":{self._quoted(fixturedef.scope)},"duration":{duration:.6f}}}'
         )
