@@ -133,14 +133,46 @@ class Resolver:
     def __call__(self, path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
         if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
             return resolve(path, dir_fd)
-        text = os.fsdecode(os.fspath(path))
-        head, tail = os.path.split(text)
-        # ".." after a symlink means the symlink's parent: only realpath knows it
-        if not tail or tail in (".", "..") or ".." in head.split(os.sep) or os.path.islink(text):
+        text = path if type(path) is str else os.fsdecode(os.fspath(path))
+        cut = text.rfind(_SEP)
+        head, tail = text[:cut], text[cut + 1 :]
+        if not _CLEAN(text) or not head:
+            head, tail = os.path.split(text)
+            # ".." after a symlink means the symlink's parent: only realpath knows it
+            if not tail or tail in (".", "..") or ".." in head.split(os.sep):
+                return resolve(path)
+            head = os.path.abspath(head)
+        if _lexists(text) and os.path.islink(text):
             return resolve(path)
         if len(self.directories) >= self.LIMIT:
             self.forget()
-        return os.path.join(self._real(os.path.abspath(head)), tail)
+        return self._real(head) + _SEP + tail
+
+
+def _clean(text: str) -> bool:
+    """Whether ``text`` is absolute and already normal: no ``//``, ``/./`` or ``/../`` in it,
+    nor a trailing separator (a hidden name also fails the test, and takes the long way)."""
+    return (
+        text.startswith(_SEP)
+        and "//" not in text
+        and _SEP + "." not in text
+        and not text.endswith(_SEP)
+        and (os.altsep is None or os.altsep not in text)
+    )
+
+
+_SEP = os.sep
+_CLEAN = _clean
+
+
+def _lexists(path: str) -> bool:
+    """``os.path.lexists`` without the exception a missing path costs inside ``lstat``
+    (decoding the error message alone is most of a failed call): most writes create."""
+    return os.access(path, os.F_OK, follow_symlinks=False)
+
+
+if os.access not in os.supports_follow_symlinks:  # pragma: no cover - not on Linux or macOS
+    _lexists = os.path.lexists
 
 
 def bound_to_fail(operation: str, path: Any, real: str) -> bool:
@@ -150,8 +182,8 @@ def bound_to_fail(operation: str, path: Any, real: str) -> bool:
     if os.fspath(path) in ("", b""):
         return True
     if operation == "mkdir":
-        return os.path.lexists(real)
-    return operation == "open for writing" and os.path.isdir(real)
+        return _lexists(real)
+    return operation == "open for writing" and _lexists(real) and os.path.isdir(real)
 
 
 def listeners(guard: Guard) -> dict[str, Listener]:
