@@ -97,6 +97,7 @@ class GuardsPlugin:
             os.makedirs(run_dir, exist_ok=True)
             Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
         self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
+        self.guard.notes_reads = self.hints is not None
         active.activate(self.guard)
         if policy.network == "owned":
             self.guard.tracking = network.track_listeners(self.guard)
