@@ -66,11 +66,22 @@ def timed(
 
 
 def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict[str, float]:
-    """One pytest run in ``root``: wall and cpu seconds, and instructions under callgrind."""
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
-    if callgrind:
-        argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
-    done, wall, cpu = _execute(argv, root)
+    """One pytest run in ``root``: wall and cpu seconds, and instructions under callgrind.
+
+    Each run gets a fresh ``--basetemp``: pytest otherwise deletes the oldest of its numbered
+    temporary directories in whichever run comes next, so one configuration would pay for
+    removing another's files. Under callgrind, hash randomisation is off (it moves the count).
+    """
+    import tempfile
+
+    env = environment()
+    with tempfile.TemporaryDirectory(prefix="tg-bench-") as scratch:
+        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        argv += [f"--basetemp={scratch}{os.sep}base", *extra]
+        if callgrind:
+            argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
+            env["PYTHONHASHSEED"] = "0"
+        done, wall, cpu = _execute(argv, root, env)
     result = {"wall": wall, "cpu": cpu}
     found: Optional[re.Match[str]] = _COLLECTED.search(done.stderr) if callgrind else None
     if found:

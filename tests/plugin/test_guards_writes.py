@@ -328,7 +328,7 @@ def test_a_directory_turned_into_a_symlink_is_resolved_again(pytester: pytest.Py
     """The guard remembers each directory's real path (filelock writes one lock file 60,000
     times); a directory replaced by a symlink into the project must not keep its old one.
 
-    Ablation: delete `resolver.forget()` in `src/truegreen/guards/writes.py`."""
+    Ablation: delete `resolver.forget(path, dir_fd)` in `src/truegreen/guards/writes.py`."""
     pytester.makepyfile(
         """
         import os

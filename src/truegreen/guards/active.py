@@ -11,28 +11,36 @@ TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from typing import Optional
 
+    from truegreen.guards.hook import Listener
+
 _GUARD: Optional[Guard] = None
+
+
+def listeners_for(guard: Guard) -> dict[str, Listener]:
+    """The listeners of every audit event the policy (and the failure hints) care about."""
+    listeners = {}
+    if guard.policy.writes != "off":
+        listeners.update(writes.listeners(guard))
+    elif guard.notes_reads:
+        listeners["open"] = writes.reads_listener(guard)
+    if guard.policy.network != "allow":
+        listeners.update(network.listeners(guard))
+    listeners.update(spawns.listeners(guard))
+    return listeners
 
 
 def activate(guard: Guard) -> None:
     """Route every audit event the policy cares about to ``guard``'s listeners."""
     global _GUARD
     _GUARD = guard
-    listeners = {}
-    if guard.policy.writes != "off":
-        listeners.update(writes.listeners(guard))
-    else:
-        listeners["open"] = writes.reads_listener(guard)
-    if guard.policy.network != "allow":
-        listeners.update(network.listeners(guard))
-    listeners.update(spawns.listeners(guard))
+    listeners = listeners_for(guard)
     hook.install()
     hook.clear()
     hook.listen(listeners)
 
 
 def deactivate() -> Optional[Guard]:
-    """Stop guarding; the hook stays installed as a dictionary lookup."""
+    """Stop guarding; the hook stays installed as a set lookup."""
     global _GUARD
     guard, _GUARD = _GUARD, None
     hook.clear()

@@ -1,4 +1,4 @@
-"""The one audit hook (PEP 578): a dictionary lookup when nothing listens, never re-entered.
+"""The one audit hook (PEP 578): a set lookup when nothing listens, never re-entered.
 
 A hook cannot be removed, so truegreen installs exactly one per process and swaps
 listeners in and out of ``_LISTENERS``. A listener runs with the hook muted on its
@@ -19,13 +19,18 @@ if TYPE_CHECKING:
     Listener = Callable[[tuple[Any, ...]], None]
 
 _LISTENERS: dict[str, Listener] = {}
+# The events anyone listens to: a set membership test is the whole cost of every other event
+# (most of the 40 or so a test raises: object.__getattr__, builtins.id, os.putenv, ...).
+_WANTED: frozenset[str] = frozenset()
 _state = _local()
 _MARK = "_truegreen_audit_hook"
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    listener = _LISTENERS.get(event)
-    if listener is None or getattr(_state, "muted", False):
+    if event not in _WANTED or getattr(_state, "muted", False):
+        return
+    listener = _LISTENERS.get(event)  # another thread may have cleared it since
+    if listener is None:
         return
     _state.muted = True
     try:
@@ -43,11 +48,15 @@ def install() -> None:
 
 def listen(listeners: dict[str, Listener]) -> None:
     """Route these events to these listeners (replacing any earlier listener of each)."""
+    global _WANTED
     _LISTENERS.update(listeners)
+    _WANTED = frozenset(_LISTENERS)
 
 
 def clear() -> None:
-    """Stop listening to everything; the hook stays, as a dictionary lookup."""
+    """Stop listening to everything; the hook stays, as a set lookup."""
+    global _WANTED
+    _WANTED = frozenset()
     _LISTENERS.clear()
 
 

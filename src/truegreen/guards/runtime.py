@@ -38,6 +38,7 @@ class Guard:
         # separator) and ``home_reads`` the paths under it that the test opened to read.
         self.home: Optional[str] = None
         self.home_reads: set[str] = set()
+        self.notes_reads = False  # whether the hints are on: without them no read is noted
         self.tracking: Any = None  # the socket methods network.track_listeners replaced
         self._offsets: dict[str, int] = {}
         self.sink: Optional[StreamWriter] = None

@@ -68,32 +68,111 @@ def reads_listener(guard: Guard) -> Listener:
 class Resolver:
     """:func:`resolve`, with the real path of each directory remembered: a suite that writes
     the same lock file 60,000 times (filelock's) would otherwise pay a ``realpath`` (about
-    20 µs) for each. Whatever can turn a directory into a symlink, or change what one points
-    to, forgets them all: a rename, rmdir, rmtree, symlink, or the removal of a symlink."""
+    20 µs) for each. A directory's real path is its parent's and its own name unless it is
+    a symlink itself: one ``lstat`` for a new ``tmp_path``, not a walk from the root.
+
+    Whatever can turn a path into a symlink or change what one points to (a rename, rmdir,
+    rmtree, symlink, or the removal of a symlink) forgets the directories at or under that
+    path, and every directory whose real path went through a symlink. pytest replaces its
+    ``<name>current`` symlink for every ``tmp_path``; forgetting everything then cost each
+    test two walks.
+    """
 
     LIMIT = 1024
 
     def __init__(self) -> None:
         self.directories: dict[str, str] = {}
+        # Directories whose real path went through a symlink: any change may move them.
+        self.linked: set[str] = set()
 
-    def forget(self) -> None:
-        self.directories.clear()
+    def forget(self, path: Any = None, dir_fd: Optional[int] = None) -> None:
+        """Forget what a change at ``path`` may move (everything, when ``path`` is None)."""
+        if path is None or isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
+            self.directories.clear()
+            self.linked.clear()
+            return
+        text = os.fsdecode(os.fspath(path))
+        head, tail = os.path.split(os.path.abspath(text))
+        if not tail or ".." in text.split(os.sep):  # only realpath knows where ".." leads
+            self.forget()
+            return
+        directories = self.directories
+        for folder in self.linked:
+            directories.pop(folder, None)
+        self.linked.clear()
+        # Every remembered directory below a real path has that path remembered too (each
+        # is derived from its parent), so one lookup tells whether any lies below the change.
+        real = os.path.join(self._real(head), tail)
+        if real in directories:
+            below = real + os.sep
+            for folder in [f for f in directories if f == real or f.startswith(below)]:
+                del directories[folder]
+
+    def _real(self, folder: str) -> str:
+        """The real path of an absolute, normalised directory path."""
+        directories = self.directories
+        real = directories.get(folder)
+        if real is not None:
+            return real
+        pending = []  # (directory, name), deepest first, up to one remembered or the root
+        while real is None:
+            head, tail = os.path.split(folder)
+            if not tail:
+                real = os.path.realpath(folder)
+                break
+            pending.append((folder, tail))
+            folder = head
+            real = directories.get(folder)
+        for folder, tail in reversed(pending):
+            real = os.path.realpath(folder) if os.path.islink(folder) else os.path.join(real, tail)
+            directories[folder] = real
+            if real != folder:
+                self.linked.add(folder)
+        return real
 
     def __call__(self, path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
         if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
             return resolve(path, dir_fd)
-        text = os.fsdecode(os.fspath(path))
-        head, tail = os.path.split(text)
-        # ".." after a symlink means the symlink's parent: only realpath knows it
-        if not tail or tail in (".", "..") or ".." in head.split(os.sep) or os.path.islink(text):
+        text = path if type(path) is str else os.fsdecode(os.fspath(path))
+        cut = text.rfind(_SEP)
+        head, tail = text[:cut], text[cut + 1 :]
+        if not _CLEAN(text) or not head:
+            head, tail = os.path.split(text)
+            # ".." after a symlink means the symlink's parent: only realpath knows it
+            if not tail or tail in (".", "..") or ".." in head.split(os.sep):
+                return resolve(path)
+            head = os.path.abspath(head)
+        if _lexists(text) and os.path.islink(text):
             return resolve(path)
-        folder = os.path.abspath(head)
-        real = self.directories.get(folder)
-        if real is None:
-            if len(self.directories) >= self.LIMIT:
-                self.directories.clear()
-            real = self.directories[folder] = os.path.realpath(folder)
-        return os.path.join(real, tail)
+        if len(self.directories) >= self.LIMIT:
+            self.forget()
+        return self._real(head) + _SEP + tail
+
+
+def _clean(text: str) -> bool:
+    """Whether ``text`` is absolute and already normal: no ``//``, ``/./`` or ``/../`` in it,
+    nor a trailing separator (a hidden name also fails the test, and takes the long way)."""
+    return (
+        text.startswith(_SEP)
+        and "//" not in text
+        and _SEP + "." not in text
+        and not text.endswith(_SEP)
+        and (os.altsep is None or os.altsep not in text)
+    )
+
+
+_SEP = os.sep
+_CLEAN = _clean
+
+
+def _lexists(path: str) -> bool:
+    """``os.path.lexists`` without the exception a missing path costs inside ``lstat``
+    (decoding the error message alone is most of a failed call): most writes create."""
+    return os.access(path, os.F_OK, follow_symlinks=False)
+
+
+if os.access not in os.supports_follow_symlinks:  # pragma: no cover - not on Linux or macOS
+    _lexists = os.path.lexists
 
 
 def bound_to_fail(operation: str, path: Any, real: str) -> bool:
@@ -103,8 +182,8 @@ def bound_to_fail(operation: str, path: Any, real: str) -> bool:
     if os.fspath(path) in ("", b""):
         return True
     if operation == "mkdir":
-        return os.path.lexists(real)
-    return operation == "open for writing" and os.path.isdir(real)
+        return _lexists(real)
+    return operation == "open for writing" and _lexists(real) and os.path.isdir(real)
 
 
 def listeners(guard: Guard) -> dict[str, Listener]:
@@ -119,7 +198,7 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         if guard.where is None or isinstance(path, int):
             return
         if operation in _RESHAPING or (operation == "remove" and _is_link(path, dir_fd)):
-            resolver.forget()
+            resolver.forget(path, dir_fd)
         real = resolver(path, dir_fd)
         if real is None:
             return

@@ -177,7 +177,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.guards import GuardsPlugin
 
         guards = GuardsPlugin.register(config, settings)
-        ambient = AmbientReads.register(config, settings)
+        ambient = guards.ambient = AmbientReads.register(config, settings)
         if settings.hermetic:
             from truegreen.plugin.hints import FailureHints
 

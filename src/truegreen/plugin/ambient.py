@@ -164,12 +164,16 @@ class AmbientReads:
             leads.append(name)
         return sorted(leads)
 
-    def pytest_runtest_logstart(self) -> None:
+    # Not hooks: the guards' own per-test hooks call these (one hook call fewer per phase).
+
+    def start(self) -> None:
+        """A test starts: record what it reads."""
         self.reads = set()
         self.copying = deque()
         self.pending = None
 
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+    def finish(self, nodeid: str) -> None:
+        """The test is over: keep its reads of ambient variables as leads."""
         reads, self.reads = self.reads, None
         if reads is not None and self.pending is not None:
             reads.add(self.pending)

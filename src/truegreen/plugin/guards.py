@@ -8,6 +8,7 @@ which they happened, even when the code under test caught the exception.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Generator
@@ -25,6 +26,7 @@ from truegreen.guards.runtime import Guard
 from truegreen.plugin.stash import GUARDS_KEY
 
 if TYPE_CHECKING:
+    from truegreen.plugin.ambient import AmbientReads
     from truegreen.plugin.hints import FailureHints
 
 NETWORK_MARKER = "truegreen_network"
@@ -49,6 +51,7 @@ class GuardsPlugin:
         self.outside: list[Violation] = []
         self._saved_env: dict[str, Optional[str]] = {}
         self.hints: Optional[FailureHints] = None  # set by FailureHints.install
+        self.ambient: Optional[AmbientReads] = None  # started and finished with each test
         self._run_mtime = 0
 
     @classmethod
@@ -97,6 +100,7 @@ class GuardsPlugin:
             os.makedirs(run_dir, exist_ok=True)
             Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
         self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
+        self.guard.notes_reads = self.hints is not None
         active.activate(self.guard)
         if policy.network == "owned":
             self.guard.tracking = network.track_listeners(self.guard)
@@ -128,6 +132,8 @@ class GuardsPlugin:
     # as much in pluggy.
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
+        if self.ambient is not None:
+            self.ambient.start()
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = nodeid
@@ -146,7 +152,9 @@ class GuardsPlugin:
             guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
             guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
 
-    def pytest_runtest_logfinish(self) -> None:
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        if self.ambient is not None:
+            self.ambient.finish(nodeid)
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = None
@@ -178,17 +186,23 @@ class GuardsPlugin:
     def _collect(self) -> list[Violation]:
         """Violations recorded since the last call, with what child processes reported.
 
-        Children are read when this process saw a spawn or a fork, or when the run
-        directory changed at all: multiprocessing's spawn start method raises no audit
-        event on every Python version.
+        Children are read when this process saw a spawn or a fork, or, once multiprocessing
+        is imported, when the run directory changed at all: its spawn and forkserver start
+        methods raise no audit event in this process (nothing else in the standard library
+        starts a process without one), and a ``stat`` per phase is dear for every other suite.
         """
         guard = self.guard
         assert guard is not None
-        mtime = _mtime(guard.policy.run_dir)
-        if guard.spawned or mtime != self._run_mtime:
+        if guard.spawned:
             guard.spawned = False
-            self._run_mtime = mtime
+            if "multiprocessing" in sys.modules:
+                self._run_mtime = _mtime(guard.policy.run_dir)
             guard.ingest()
+        elif "multiprocessing" in sys.modules:
+            mtime = _mtime(guard.policy.run_dir)
+            if mtime != self._run_mtime:
+                self._run_mtime = mtime
+                guard.ingest()
         fresh = guard.violations[self.seen :]
         self.seen = len(guard.violations)
         return fresh
