@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from truegreen.cli import main
-from truegreen.cli.forkserver import ForkServer, available, refusal, server_options
+from truegreen.cli.forkclient import ForkServer
+from truegreen.cli.forkserver import available, refusal, server_options
 from truegreen.cli.procs import sealed_environment, wait_until
 from truegreen.plugin.guards import SHIM_DIR
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from truegreen.cli import forkserver
+from truegreen.cli.forkclient import ForkServer
 from truegreen.cli.procs import Child, wait_until
 from truegreen.core.ablation import Run
 from truegreen.core.junit import read_junit
@@ -46,7 +47,7 @@ def environment() -> dict[str, str]:
 class Runner:
     """Runs a claim's tests, ablated or not, within ``timeout`` seconds a run."""
 
-    def __init__(self, timeout: float, server: Optional[forkserver.ForkServer] = None) -> None:
+    def __init__(self, timeout: float, server: Optional[ForkServer] = None) -> None:
         self.timeout = timeout
         self.server = server
 
@@ -61,7 +62,7 @@ class Runner:
             return cls(timeout)
         env = {k: v for k, v in environment().items() if k not in CHILD_ONLY}
         try:
-            server = forkserver.ForkServer.start(env, OPTIONS, avoid=targets)
+            server = ForkServer.start(env, OPTIONS, avoid=targets)
         except (RuntimeError, OSError) as exc:
             sys.stderr.write(f"truegreen ablate: no warm server ({exc}); a new process a run\n")
             return cls(timeout)

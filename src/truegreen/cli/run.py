@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb, forkserver
 from truegreen.cli.basetemp import RunBase, session_dir
-from truegreen.cli.forkserver import ForkServer
+from truegreen.cli.forkclient import ForkServer
 from truegreen.cli.procs import (
     Child,
     become_subreaper,
