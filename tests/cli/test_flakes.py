@@ -261,16 +261,24 @@ def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
         f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
         "    time.sleep(120)\n"
     )
-    hunt = subprocess.Popen([sys.executable, "-m", "truegreen", "flakes", "--runs", "2", "--",
-                             "-q"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    inner = int(pid_file.read_text())
-    os.kill(inner, 0)  # premise: the pytest run is under way
-    hunt.send_signal(signal.SIGINT)
-    _, err = hunt.communicate(timeout=60)
+    argv = [sys.executable, "-m", "truegreen", "flakes", "--runs", "2", "--", "-q"]
+    # The context closes the pipes and a kill ends the hunt however the test ends, so a slow
+    # machine costs this test its verdict and leaves no open pipe for a later test to trip on.
+    with subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as hunt:  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while not (pid_file.exists() and pid_file.read_text()):
+                assert time.monotonic() < deadline, "the hunt's pytest never started its test"
+                time.sleep(0.1)
+            inner = int(pid_file.read_text())
+            os.kill(inner, 0)  # premise: the pytest run is under way
+            hunt.send_signal(signal.SIGINT)
+            _, err = hunt.communicate(timeout=60)
+        finally:
+            if hunt.poll() is None:
+                hunt.kill()
+                hunt.communicate()
     assert hunt.returncode == 130
     assert err.endswith("truegreen: interrupted\n")
     with pytest.raises(ProcessLookupError):
