@@ -5,8 +5,10 @@ kebab-case ``name`` that describes the smell, and a docstring that *is* its docu
 page (What it does / Why is this bad? / Example / Use instead / Known problems). The engine
 makes one instance per rule per file, so a rule may keep per-file state on ``self``; it calls
 :meth:`Rule.begin`, then :meth:`Rule.visit` for every node whose type is in ``nodes``, in
-source order (pre-order), then :meth:`Rule.end`. While ``visit`` runs,
-:attr:`FileContext.scopes` holds the enclosing classes and functions.
+source order (pre-order), then :meth:`Rule.end`. A rule may handle one type in a method of
+its own, named as :class:`ast.NodeVisitor` names them (``visit_Call``), which the engine
+calls instead of ``visit``: one call per node rather than a chain of type tests. While a
+visit runs, :attr:`FileContext.scopes` holds the enclosing classes and functions.
 """
 
 from __future__ import annotations

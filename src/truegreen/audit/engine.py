@@ -28,17 +28,33 @@ def check_source(
     by_callee: dict[str, list[Visit]] = {}
     for rule in active:
         findings.extend(rule.begin())
-        for node_type in rule.nodes:
+        for node_type, method in _handlers(type(rule)):
+            visit = getattr(rule, method)
             if node_type is ast.Call and rule.calls:
                 for last in rule.calls:
-                    by_callee.setdefault(last, []).append(rule.visit)
+                    by_callee.setdefault(last, []).append(visit)
             else:
-                dispatch.setdefault(node_type, []).append(rule.visit)
+                dispatch.setdefault(node_type, []).append(visit)
     if dispatch or by_callee:
         _walk(tree, ctx, dispatch, findings, by_callee)
     for rule in active:
         findings.extend(rule.end())
     return findings
+
+
+_HANDLERS: dict[type[Rule], tuple[tuple[type[ast.AST], str], ...]] = {}
+
+
+def _handlers(rule: type[Rule]) -> tuple[tuple[type[ast.AST], str], ...]:
+    """(node type, the rule's method for it) for each of its ``nodes``: ``visit_Call`` for a
+    call when the rule has one, as in :class:`ast.NodeVisitor`, else ``visit``."""
+    found = _HANDLERS.get(rule)
+    if found is None:
+        found = _HANDLERS[rule] = tuple(
+            (kind, f"visit_{kind.__name__}" if hasattr(rule, f"visit_{kind.__name__}") else "visit")
+            for kind in rule.nodes
+        )
+    return found
 
 
 # Leaf singletons hung off nearly every expression (Load, Store, Add, Eq, ...): never walked
