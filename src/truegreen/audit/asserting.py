@@ -68,16 +68,30 @@ class Summary:
     def observe(self, ctx: FileContext, node: ast.AST) -> None:
         """Record ``node``; call in source order with ``ctx.scopes`` around it."""
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self._define(ctx, node)
-        elif isinstance(node, ast.ClassDef) and not ctx.scopes:
-            self.bases[node.name] = [q for q in map(ctx.qualname, node.bases) if q is not None]
+            self.define(ctx, node)
+        elif isinstance(node, ast.ClassDef):
+            self.define_class(ctx, node)
         elif isinstance(node, ast.Assert) or (isinstance(node, ast.Raise) and node.exc):
-            self._mark(ctx)
+            self.mark(ctx)
         elif isinstance(node, ast.Call):
-            # Kept, not read: most tests assert with a statement of their own, and then what
-            # they call never matters (see resolve).
-            for function in self._enclosing(ctx):
-                function.call_nodes.append(node)
+            self.call(ctx, node)
+
+    # What observe does for each type, for a caller that dispatches by type itself.
+
+    def define_class(self, ctx: FileContext, node: ast.ClassDef) -> None:
+        if not ctx.scopes:
+            self.bases[node.name] = [q for q in map(ctx.qualname, node.bases) if q is not None]
+
+    def mark(self, ctx: FileContext) -> None:
+        """An assert or a raise: every function around it asserts."""
+        for function in self._enclosing(ctx):
+            function.asserts = True
+
+    def call(self, ctx: FileContext, node: ast.Call) -> None:
+        # Kept, not read: most tests assert with a statement of their own, and then what
+        # they call never matters (see resolve).
+        for function in self._enclosing(ctx):
+            function.call_nodes.append(node)
 
     def resolve(self, ctx: FileContext, function: Function) -> None:
         """Read a function's calls: asserting ones mark it, the rest become its callees."""
@@ -94,7 +108,7 @@ class Summary:
             if name is not None:
                 function.calls.append(name)
 
-    def _define(self, ctx: FileContext, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def define(self, ctx: FileContext, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         scopes = ctx.scopes
         if scopes and not (len(scopes) == 1 and isinstance(scopes[0], ast.ClassDef)):
             return
@@ -121,10 +135,6 @@ class Summary:
                 self.by_node[id(s)] for s in ctx.scopes if id(s) in self.by_node
             ]
         return found
-
-    def _mark(self, ctx: FileContext) -> None:
-        for function in self._enclosing(ctx):
-            function.asserts = True
 
     def fixtures(self, cls: Optional[str]) -> dict[str, Function]:
         """Fixtures visible to a test in class ``cls``: the class's own, then the module's."""

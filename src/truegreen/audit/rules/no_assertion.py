@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from truegreen.audit.asserting import OUTCOMES, Function, Resolver, Summary
 from truegreen.audit.base import Finding, Rule
 
+Findings = Sequence[Finding]
 UNITTEST = frozenset({"unittest.TestCase", "TestCase", "unittest.IsolatedAsyncioTestCase"})
 
 
@@ -73,9 +74,30 @@ class NoAssertion(Rule):
         self.summary = Summary(self.ctx.path, self.ctx)
         return iter(())
 
-    def visit(self, node: ast.AST) -> Iterator[Finding]:
-        self.summary.observe(self.ctx, node)
-        return iter(())
+    # One method per node type, each straight to what the summary records for it.
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Findings:
+        self.summary.define(self.ctx, node)
+        return ()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> Findings:
+        self.summary.define_class(self.ctx, node)
+        return ()
+
+    def visit_Assert(self, node: ast.Assert) -> Findings:
+        self.summary.mark(self.ctx)
+        return ()
+
+    def visit_Raise(self, node: ast.Raise) -> Findings:
+        if node.exc:
+            self.summary.mark(self.ctx)
+        return ()
+
+    def visit_Call(self, node: ast.Call) -> Findings:
+        self.summary.call(self.ctx, node)
+        return ()
 
     def end(self) -> Iterator[Finding]:
         resolver = Resolver(self.ctx.project)
