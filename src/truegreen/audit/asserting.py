@@ -99,10 +99,13 @@ class Summary:
             return
         function.resolved = True
         for node in function.call_nodes:
-            name = ctx.qualname(node.func)
             func = node.func
             last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in ASSERTING or last in LINE_MATCHERS or CHECKING.match(last):
+            if last in LINE_MATCHERS or CHECKING.match(last):
+                function.asserts = True
+                return
+            name = ctx.qualname(func)
+            if name in ASSERTING:
                 function.asserts = True
                 return
             if name is not None:
@@ -218,8 +221,13 @@ class Resolver:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._memo: dict[int, bool] = {}
-        self._conftests: dict[Path, list[Summary]] = {}
-        self._files: dict[tuple[Path, str], list[Path]] = {}
+        # What the file system says is the same for every file of the run: kept per project.
+        self._conftests: dict[Path, list[Summary]] = project.facts.setdefault(
+            "asserting:conftests", {}
+        )
+        self._files: dict[tuple[Path, str], list[Path]] = project.facts.setdefault(
+            "asserting:module-files", {}
+        )
 
     def asserts(self, summary: Summary, function: Function) -> bool:
         key = id(function.node)
@@ -282,9 +290,12 @@ class Resolver:
 
     def conftests(self, path: Path) -> list[Summary]:
         """The conftest.py files that apply to ``path``, nearest first."""
-        if path not in self._conftests:
-            self._conftests[path] = self._chain(path)
-        return self._conftests[path]
+        # Every file of a directory has the same chain, but a conftest.py leaves itself out.
+        key = path if path.name == "conftest.py" else path.parent
+        found = self._conftests.get(key)
+        if found is None:
+            found = self._conftests[key] = self._chain(path)
+        return found
 
     def _chain(self, path: Path) -> list[Summary]:
         found: list[Summary] = []

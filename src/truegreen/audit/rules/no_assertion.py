@@ -9,6 +9,8 @@ from truegreen.audit.asserting import OUTCOMES, Function, Resolver, Summary
 from truegreen.audit.base import Finding, Rule
 
 Findings = Sequence[Finding]
+XFAIL = frozenset({"xfail"})
+OUTCOME_NAMES = frozenset(name.rpartition(".")[2] for name in OUTCOMES)
 UNITTEST = frozenset({"unittest.TestCase", "TestCase", "unittest.IsolatedAsyncioTestCase"})
 
 
@@ -131,18 +133,22 @@ class NoAssertion(Rule):
         it expects: the test reports no pass to doubt."""
         if "benchmark" in test.requests:
             return True  # pytest-benchmark: a measurement, not a check
+        # may_name first: qualname is dearer, and most decorators and statements are neither.
+        ctx = self.ctx
         for decorator in test.node.decorator_list:
             if (
                 isinstance(decorator, ast.Call)
-                and self.ctx.qualname(decorator.func) == "pytest.mark.xfail"
+                and ctx.may_name(decorator.func, XFAIL)
                 and any(kw.arg == "raises" for kw in decorator.keywords)
+                and ctx.qualname(decorator.func) == "pytest.mark.xfail"
             ):
                 return True
         for statement in test.node.body:
             if (
                 isinstance(statement, ast.Expr)
                 and isinstance(statement.value, ast.Call)
-                and self.ctx.qualname(statement.value.func) in OUTCOMES
+                and ctx.may_name(statement.value.func, OUTCOME_NAMES)
+                and ctx.qualname(statement.value.func) in OUTCOMES
             ):
                 return True
         return False
