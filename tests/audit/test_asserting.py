@@ -47,6 +47,23 @@ def test_the_conftest_chain_runs_from_the_nearest_to_the_root(tmp_path: Path) ->
     assert [summary.path.parent for summary in chain] == expected
 
 
+def test_a_conftest_chain_leaves_the_conftest_itself_out_and_is_shared_by_its_directory(
+    tmp_path: Path,
+) -> None:
+    """Ablation: replace `path if path.name == "conftest.py" else path.parent` with
+    `path.parent` in `src/truegreen/audit/asserting.py`."""
+    write(tmp_path, "conftest.py", "")
+    nearest = write(tmp_path, "tests/conftest.py", "")
+    test = write(tmp_path, "tests/test_a.py", "")
+    project = Project(tmp_path)
+    tests_chain = asserting.Resolver(project).conftests(test)
+    assert [s.path for s in tests_chain] == [nearest, tmp_path / "conftest.py"]  # premise
+    chain = asserting.Resolver(project).conftests(nearest)
+    assert [s.path for s in chain] == [tmp_path / "conftest.py"]
+    sibling = write(tmp_path, "tests/test_b.py", "")
+    assert asserting.Resolver(project).conftests(sibling) is tests_chain
+
+
 def test_a_cycle_of_helpers_asserts_only_through_another_path(tmp_path: Path) -> None:
     source = (
         "def ping():\n    pong()\n\n\ndef pong():\n    ping()\n    check()\n\n\n"

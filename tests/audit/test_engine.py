@@ -140,3 +140,20 @@ def test_a_rule_with_callees_sees_only_those_calls_under_any_import_name() -> No
         "time.sleep(1)\nnap(2)\nprint(3)\nlen([])\n(lambda: 0)()\n"
     )
     assert [f.line for f in walk(source, [SeesSomeCalls])] == [3, 4]
+
+
+class HandlesCallsApart(Rule):
+    code, name = "TG994", "handles-calls-apart"
+    kinds = frozenset({"test"})
+    nodes = (ast.Call, ast.Name)
+
+    def visit(self, node: ast.AST) -> Iterator[Finding]:
+        yield self.finding(node, f"visit {type(node).__name__}")
+
+    def visit_Call(self, node: ast.Call) -> list[Finding]:
+        return [self.finding(node, "visit_Call")]
+
+
+def test_a_rule_method_named_for_a_node_type_gets_that_type_and_visit_the_rest() -> None:
+    found = [(f.col, f.message) for f in walk("f(x)\n", [HandlesCallsApart])]
+    assert found == [(1, "visit_Call"), (1, "visit Name"), (3, "visit Name")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,3 +176,27 @@ def test_a_broken_ini_file_is_one_line(tmp_path: Path) -> None:
     ini = write(tmp_path / "tox.ini", "[pytest\nxfail_strict = true\n")
     with pytest.raises(ConfigError, match=rf"^{ini}: expected a valid ini file, found "):
         discover_project(tmp_path)
+
+
+def test_the_pyproject_is_parsed_once_for_options_table_name_and_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from truegreen.core import config
+
+    parsed: list[str] = []
+    load = config.tomllib.load
+
+    def counting(handle: Any) -> dict[str, Any]:
+        parsed.append(handle.name)
+        return load(handle)
+
+    monkeypatch.setattr(config.tomllib, "load", counting)
+    pyproject = write(tmp_path / "pyproject.toml", '[project]\nname = "app"\n'
+                      "[tool.pytest.ini_options]\nxfail_strict = true\n"
+                      "[tool.truegreen.audit]\nignore = []\n")  # fmt: skip
+    write(tmp_path / "app" / "__init__.py", "")
+    project = discover_project(tmp_path)
+    assert dict(project.pytest_options) == {"xfail_strict": True}
+    assert project.settings["ignore"] == ()
+    assert project.toml(pyproject.resolve())["project"] == {"name": "app"}
+    assert parsed == [str(pyproject.resolve())]

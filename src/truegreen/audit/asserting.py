@@ -68,16 +68,30 @@ class Summary:
     def observe(self, ctx: FileContext, node: ast.AST) -> None:
         """Record ``node``; call in source order with ``ctx.scopes`` around it."""
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self._define(ctx, node)
-        elif isinstance(node, ast.ClassDef) and not ctx.scopes:
-            self.bases[node.name] = [q for q in map(ctx.qualname, node.bases) if q is not None]
+            self.define(ctx, node)
+        elif isinstance(node, ast.ClassDef):
+            self.define_class(ctx, node)
         elif isinstance(node, ast.Assert) or (isinstance(node, ast.Raise) and node.exc):
-            self._mark(ctx)
+            self.mark(ctx)
         elif isinstance(node, ast.Call):
-            # Kept, not read: most tests assert with a statement of their own, and then what
-            # they call never matters (see resolve).
-            for function in self._enclosing(ctx):
-                function.call_nodes.append(node)
+            self.call(ctx, node)
+
+    # What observe does for each type, for a caller that dispatches by type itself.
+
+    def define_class(self, ctx: FileContext, node: ast.ClassDef) -> None:
+        if not ctx.scopes:
+            self.bases[node.name] = [q for q in map(ctx.qualname, node.bases) if q is not None]
+
+    def mark(self, ctx: FileContext) -> None:
+        """An assert or a raise: every function around it asserts."""
+        for function in self._enclosing(ctx):
+            function.asserts = True
+
+    def call(self, ctx: FileContext, node: ast.Call) -> None:
+        # Kept, not read: most tests assert with a statement of their own, and then what
+        # they call never matters (see resolve).
+        for function in self._enclosing(ctx):
+            function.call_nodes.append(node)
 
     def resolve(self, ctx: FileContext, function: Function) -> None:
         """Read a function's calls: asserting ones mark it, the rest become its callees."""
@@ -85,16 +99,19 @@ class Summary:
             return
         function.resolved = True
         for node in function.call_nodes:
-            name = ctx.qualname(node.func)
             func = node.func
             last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in ASSERTING or last in LINE_MATCHERS or CHECKING.match(last):
+            if last in LINE_MATCHERS or CHECKING.match(last):
+                function.asserts = True
+                return
+            name = ctx.qualname(func)
+            if name in ASSERTING:
                 function.asserts = True
                 return
             if name is not None:
                 function.calls.append(name)
 
-    def _define(self, ctx: FileContext, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def define(self, ctx: FileContext, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         scopes = ctx.scopes
         if scopes and not (len(scopes) == 1 and isinstance(scopes[0], ast.ClassDef)):
             return
@@ -121,10 +138,6 @@ class Summary:
                 self.by_node[id(s)] for s in ctx.scopes if id(s) in self.by_node
             ]
         return found
-
-    def _mark(self, ctx: FileContext) -> None:
-        for function in self._enclosing(ctx):
-            function.asserts = True
 
     def fixtures(self, cls: Optional[str]) -> dict[str, Function]:
         """Fixtures visible to a test in class ``cls``: the class's own, then the module's."""
@@ -208,8 +221,13 @@ class Resolver:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._memo: dict[int, bool] = {}
-        self._conftests: dict[Path, list[Summary]] = {}
-        self._files: dict[tuple[Path, str], list[Path]] = {}
+        # What the file system says is the same for every file of the run: kept per project.
+        self._conftests: dict[Path, list[Summary]] = project.facts.setdefault(
+            "asserting:conftests", {}
+        )
+        self._files: dict[tuple[Path, str], list[Path]] = project.facts.setdefault(
+            "asserting:module-files", {}
+        )
 
     def asserts(self, summary: Summary, function: Function) -> bool:
         key = id(function.node)
@@ -272,9 +290,12 @@ class Resolver:
 
     def conftests(self, path: Path) -> list[Summary]:
         """The conftest.py files that apply to ``path``, nearest first."""
-        if path not in self._conftests:
-            self._conftests[path] = self._chain(path)
-        return self._conftests[path]
+        # Every file of a directory has the same chain, but a conftest.py leaves itself out.
+        key = path if path.name == "conftest.py" else path.parent
+        found = self._conftests.get(key)
+        if found is None:
+            found = self._conftests[key] = self._chain(path)
+        return found
 
     def _chain(self, path: Path) -> list[Summary]:
         found: list[Summary] = []

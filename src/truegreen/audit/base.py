@@ -5,8 +5,10 @@ kebab-case ``name`` that describes the smell, and a docstring that *is* its docu
 page (What it does / Why is this bad? / Example / Use instead / Known problems). The engine
 makes one instance per rule per file, so a rule may keep per-file state on ``self``; it calls
 :meth:`Rule.begin`, then :meth:`Rule.visit` for every node whose type is in ``nodes``, in
-source order (pre-order), then :meth:`Rule.end`. While ``visit`` runs,
-:attr:`FileContext.scopes` holds the enclosing classes and functions.
+source order (pre-order), then :meth:`Rule.end`. A rule may handle one type in a method of
+its own, named as :class:`ast.NodeVisitor` names them (``visit_Call``), which the engine
+calls instead of ``visit``: one call per node rather than a chain of type tests. While a
+visit runs, :attr:`FileContext.scopes` holds the enclosing classes and functions.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class Project:
     pytest_config_file: Optional[Path] = None  # where the ini options came from
     settings: Mapping[str, Any] = field(default_factory=dict)  # [tool.truegreen.audit]
     _trees: dict[Path, Optional[ast.Module]] = field(default_factory=dict, repr=False)
+    _documents: dict[Path, dict[str, Any]] = field(default_factory=dict, repr=False)
     # what rules work out once per run about the whole project, under a key of their own
     facts: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -79,6 +82,16 @@ class Project:
             except (OSError, SyntaxError, ValueError):
                 self._trees[path] = None
         return self._trees[path]
+
+    def toml(self, path: Path) -> dict[str, Any]:
+        """A TOML file of the project (its ``pyproject.toml``), parsed once per run however
+        many rules and settings read it; a ConfigError when it cannot be read or parsed."""
+        found = self._documents.get(path)
+        if found is None:
+            from truegreen.core.config import read_toml
+
+            found = self._documents[path] = read_toml(path)
+        return found
 
     def source_files(self) -> list[Path]:
         """Every ``.py`` file under the source roots (the project's own code), sorted."""

@@ -28,17 +28,33 @@ def check_source(
     by_callee: dict[str, list[Visit]] = {}
     for rule in active:
         findings.extend(rule.begin())
-        for node_type in rule.nodes:
+        for node_type, method in _handlers(type(rule)):
+            visit = getattr(rule, method)
             if node_type is ast.Call and rule.calls:
                 for last in rule.calls:
-                    by_callee.setdefault(last, []).append(rule.visit)
+                    by_callee.setdefault(last, []).append(visit)
             else:
-                dispatch.setdefault(node_type, []).append(rule.visit)
+                dispatch.setdefault(node_type, []).append(visit)
     if dispatch or by_callee:
         _walk(tree, ctx, dispatch, findings, by_callee)
     for rule in active:
         findings.extend(rule.end())
     return findings
+
+
+_HANDLERS: dict[type[Rule], tuple[tuple[type[ast.AST], str], ...]] = {}
+
+
+def _handlers(rule: type[Rule]) -> tuple[tuple[type[ast.AST], str], ...]:
+    """(node type, the rule's method for it) for each of its ``nodes``: ``visit_Call`` for a
+    call when the rule has one, as in :class:`ast.NodeVisitor`, else ``visit``."""
+    found = _HANDLERS.get(rule)
+    if found is None:
+        found = _HANDLERS[rule] = tuple(
+            (kind, f"visit_{kind.__name__}" if hasattr(rule, f"visit_{kind.__name__}") else "visit")
+            for kind in rule.nodes
+        )
+    return found
 
 
 # Leaf singletons hung off nearly every expression (Load, Store, Add, Eq, ...): never walked
@@ -87,11 +103,12 @@ def _walk(
     scopes = ctx.scopes
     record_import = ctx.record_import
     aliases = ctx.aliases
-    call, attribute, name_type = ast.Call, ast.Attribute, ast.Name
-    imports = frozenset({ast.Import, ast.ImportFrom})
-    scope_types = frozenset(SCOPES)
+    attribute, name_type = ast.Attribute, ast.Name
     full = frozenset({"all"}) if any(issubclass(t, _LEAVES) for t in dispatch) else frozenset()
-    fields_of: dict[type[Any], tuple[str, ...]] = {}
+    # What the walk does with each node type, worked out at its first node: one lookup per
+    # node. A type with no fields that hold nodes and no rule that visits it (a name, a
+    # constant: two nodes in five) is _NOTHING, and costs only its lookup.
+    plans: dict[type[Any], tuple[Any, ...]] = {}
     node_type = ast.AST
     leave = object()  # marks where a scope's children end
     stack: list[Any] = [root]
@@ -99,38 +116,67 @@ def _walk(
     while stack:
         node = pop()
         kind = type(node)
-        fields = fields_of.get(kind)
-        if fields is None:
+        plan = plans.get(kind)
+        if plan is None:
             if node is leave:
                 scopes.pop()
                 continue
             if not issubclass(kind, node_type):
                 continue
-            fields = fields_of[kind] = _fields(kind, full)
-        if kind in imports:
-            record_import(node)
-        visits = dispatch.get(kind)
-        if visits:
-            for visit in visits:
-                findings.extend(visit(node))
-        if kind is call and by_callee:
-            func = node.func
-            if type(func) is attribute:
-                last = func.attr
-            elif type(func) is name_type:
-                last = aliases.get(func.id, func.id).rpartition(".")[2]
-            else:
-                last = ""
-            visits = by_callee.get(last)
+            plan = plans[kind] = _plan(kind, full, dispatch.get(kind), bool(by_callee))
+        if plan is _NOTHING:
+            continue
+        fields, visits, role = plan
+        if role is None:
             if visits:
                 for visit in visits:
                     findings.extend(visit(node))
-        if kind in scope_types:
-            scopes.append(node)
-            push(leave)
+        else:
+            if role is _IMPORT:
+                record_import(node)
+            if visits:
+                for visit in visits:
+                    findings.extend(visit(node))
+            if role is _SCOPE:
+                scopes.append(node)
+                push(leave)
+            elif role is _CALL:
+                func = node.func
+                if type(func) is attribute:
+                    last = func.attr
+                elif type(func) is name_type:
+                    last = aliases.get(func.id, func.id).rpartition(".")[2]
+                else:
+                    last = ""
+                visits = by_callee.get(last)  # type: ignore[union-attr]
+                if visits:
+                    for visit in visits:
+                        findings.extend(visit(node))
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 extend(reversed(value))
             elif value is not None:
                 push(value)
+
+
+_NOTHING: tuple[Any, ...] = ()
+_IMPORT, _CALL, _SCOPE = "import", "call", "scope"
+
+
+def _plan(
+    kind: type[ast.AST], full: frozenset[str], visits: Optional[list[Visit]], callees: bool
+) -> tuple[Any, ...]:
+    """(fields to push, the rules' visits, its role in the walk) for one node type."""
+    fields = _fields(kind, full)
+    if kind in (ast.Import, ast.ImportFrom):
+        role: Optional[str] = _IMPORT
+    elif kind is ast.Call and callees:
+        role = _CALL
+    elif kind in SCOPES:
+        role = _SCOPE
+    else:
+        role = None
+    if not fields and not visits and role is None:
+        return _NOTHING
+    return fields, visits, role

@@ -6,13 +6,14 @@ import configparser
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from truegreen.audit import registry, settings
 from truegreen.audit.base import Project
 from truegreen.core.config import find_table, read_toml
 from truegreen.core.errors import ConfigError
 
+Read = Callable[[Path], dict[str, Any]]  # parses a TOML file
 # Directories at a flat layout's root that hold no importable project code.
 NOT_CODE = frozenset({"tests", "test", "testing", "docs", "doc", "build", "dist", "bench",
                       "benchmarks", "examples", "scripts", "tools", "site-packages"})  # fmt: skip
@@ -31,8 +32,8 @@ def _ini_section(path: Path, section: str) -> Optional[dict[str, str]]:
     return dict(parser.items(section))
 
 
-def _pyproject_options(path: Path) -> Optional[dict[str, Any]]:
-    tool = read_toml(path).get("tool")
+def _pyproject_options(path: Path, read: Read) -> Optional[dict[str, Any]]:
+    tool = read(path).get("tool")
     pytest_table = tool.get("pytest") if isinstance(tool, dict) else None
     if not isinstance(pytest_table, dict):
         return None
@@ -45,7 +46,7 @@ def _pyproject_options(path: Path) -> Optional[dict[str, Any]]:
     return options
 
 
-def pytest_config(start: Path) -> tuple[Optional[Path], Mapping[str, Any]]:
+def pytest_config(start: Path, read: Read = read_toml) -> tuple[Optional[Path], Mapping[str, Any]]:
     """The file pytest would take its ini options from, walking up from ``start`` in pytest's
     order (pytest.ini, .pytest.ini, pyproject.toml, tox.ini, setup.cfg), and the options."""
     for directory in (start, *start.parents):
@@ -62,26 +63,28 @@ def pytest_config(start: Path) -> tuple[Optional[Path], Mapping[str, Any]]:
             path = directory / name
             if not path.is_file():
                 continue
-            found = _pyproject_options(path) if section is None else _ini_section(path, section)
+            found = (
+                _pyproject_options(path, read) if section is None else _ini_section(path, section)
+            )
             if found is not None:
                 return path, found
     return None, {}
 
 
-def _project_name(root: Path) -> Optional[str]:
+def _project_name(root: Path, read: Read) -> Optional[str]:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return None
-    table = read_toml(pyproject).get("project")
+    table = read(pyproject).get("project")
     name = table.get("name") if isinstance(table, dict) else None
     return re.sub(r"[-.]+", "_", name).lower() if isinstance(name, str) else None
 
 
-def layout(root: Path) -> tuple[frozenset[str], tuple[Path, ...]]:
+def layout(root: Path, read: Read = read_toml) -> tuple[frozenset[str], tuple[Path, ...]]:
     """The project's top-level import names and the directory they import from: ``src/``
     when it holds code, else the root (packages with ``__init__.py``, and the module or
     package named like ``[project] name``)."""
-    hint = _project_name(root)
+    hint = _project_name(root, read)
     src = root / "src"
     if src.is_dir():
         names = {
@@ -112,8 +115,11 @@ def discover_project(start: Path) -> Project:
     start = start.resolve()
     if start.is_file():
         start = start.parent
-    config_file, options = pytest_config(start)
-    table_file, table = find_table(start)
+    # One parse per file for the whole run: pytest's options, our table, the project's name
+    # and the rules all read the same pyproject.toml.
+    reader = Project(start)
+    config_file, options = pytest_config(start, reader.toml)
+    table_file, table = find_table(start, reader.toml)
     if config_file is not None:
         root = config_file.parent
     elif table_file is not None:
@@ -127,7 +133,7 @@ def discover_project(start: Path) -> Project:
         found = settings.describe(audit)
         raise ConfigError(f"{table_file}: {settings.TABLE}: expected a table, found {found}")
     checked = settings.check(audit, str(table_file), registry.all_rules())
-    packages, source_roots = layout(root)
+    packages, source_roots = layout(root, reader.toml)
     return Project(
         root=root,
         packages=packages,
@@ -135,4 +141,5 @@ def discover_project(start: Path) -> Project:
         pytest_options=options,
         pytest_config_file=config_file,
         settings=checked,
+        _documents=reader._documents,
     )

@@ -386,9 +386,12 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: expected valid TOML, found {exc}") from None
 
 
-def read_table(path: Path) -> Optional[dict[str, Any]]:
-    """The ``[tool.truegreen]`` table of one ``pyproject.toml``, or None if it has none."""
-    data = read_toml(path)
+def read_table(
+    path: Path, read: Callable[[Path], dict[str, Any]] = read_toml
+) -> Optional[dict[str, Any]]:
+    """The ``[tool.truegreen]`` table of one ``pyproject.toml``, or None if it has none;
+    ``read`` parses the file (a caller that reads it for more than the table can share it)."""
+    data = read(path)
     tool = data.get("tool")
     if not isinstance(tool, dict) or "truegreen" not in tool:
         return None
@@ -398,12 +401,14 @@ def read_table(path: Path) -> Optional[dict[str, Any]]:
     return table
 
 
-def find_table(start: Path) -> tuple[Optional[Path], dict[str, Any]]:
+def find_table(
+    start: Path, read: Callable[[Path], dict[str, Any]] = read_toml
+) -> tuple[Optional[Path], dict[str, Any]]:
     """Walk up from ``start`` to the nearest ``pyproject.toml`` with a truegreen table."""
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
-            table = read_table(candidate)
+            table = read_table(candidate, read)
             if table is not None:
                 return candidate, table
     return None, {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -36,6 +36,7 @@ class Where:
     source: bool
 
 
+Findings = Sequence[Finding]
 UNKNOWN = Where(anchored=True, source=False)
 GENERATED = Where(anchored=False, source=False)
 
@@ -102,57 +103,82 @@ class ReadsSourceCode(Rule):
         # the test's own, or code generated at run time (attrs' __init__), not the project's
         self.defined: set[tuple[int, str]] = set()
 
-    def visit(self, node: ast.AST) -> Iterator[Finding]:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if self.ctx.function is not None:
-                self.defined.add((self._scope(), node.name))
-            if isinstance(node, ast.ClassDef):
-                return
-            args = node.args
-            for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-                if arg is not None:
-                    self.names[(id(node), arg.arg)] = GENERATED
-        elif isinstance(node, ast.Assign):
-            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self._bind(node.targets[0].id, node.value)
-                if self.ctx.function is not None and self._builds_a_class(node.value):
-                    self.defined.add((self._scope(), node.targets[0].id))
-        elif isinstance(node, ast.For):
-            if isinstance(node.target, ast.Name):
-                self.names[(self._scope(), node.target.id)] = self._iterated(node.iter)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if isinstance(item.optional_vars, ast.Name):
-                    self._bind(item.optional_vars.id, item.context_expr)
-        else:
-            yield from self._checks(node)
+    # One method per node type (the engine calls each for its type alone). Source text used
+    # where a test checks text: in an assert, an ``in`` comparison, a regex, a string search,
+    # ``ast.parse``, a unittest assertion, or handed back.
 
-    def _checks(self, node: ast.AST) -> Iterator[Finding]:
-        """Source text used where a test checks text: in an assert, an ``in`` comparison,
-        a regex, a string search, ``ast.parse``, a unittest assertion, or handed back."""
-        if isinstance(node, ast.Assert):
-            candidates: list[ast.AST] = _operands(node.test)
-        elif isinstance(node, ast.Compare):
-            if not any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
-                return
-            candidates = [node.left, *node.comparators]
-        elif isinstance(node, ast.Return):
-            candidates = [node.value] if node.value is not None else []
-        elif isinstance(node, ast.Call) and self._checks_text(node.func):
-            candidates = [*node.args, *(k.value for k in node.keywords)]
-            if isinstance(node.func, ast.Attribute):
-                candidates.append(node.func.value)
-        else:
-            return
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Findings:
+        if self.ctx.function is not None:
+            self.defined.add((self._scope(), node.name))
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.names[(id(node), arg.arg)] = GENERATED
+        return ()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> Findings:
+        if self.ctx.function is not None:
+            self.defined.add((self._scope(), node.name))
+        return ()
+
+    def visit_Assign(self, node: ast.Assign) -> Findings:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self._bind(node.targets[0].id, node.value)
+            if self.ctx.function is not None and self._builds_a_class(node.value):
+                self.defined.add((self._scope(), node.targets[0].id))
+        return ()
+
+    def visit_For(self, node: ast.For) -> Findings:
+        if isinstance(node.target, ast.Name):
+            self.names[(self._scope(), node.target.id)] = self._iterated(node.iter)
+        return ()
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> Findings:
+        for item in node.items:
+            if isinstance(item.optional_vars, ast.Name):
+                self._bind(item.optional_vars.id, item.context_expr)
+        return ()
+
+    visit_AsyncWith = visit_With
+
+    def visit_Assert(self, node: ast.Assert) -> Findings:
+        return self._report(_operands(node.test))
+
+    def visit_Compare(self, node: ast.Compare) -> Findings:
+        for op in node.ops:
+            if isinstance(op, (ast.In, ast.NotIn)):
+                return self._report([node.left, *node.comparators])
+        return ()
+
+    def visit_Return(self, node: ast.Return) -> Findings:
+        return () if node.value is None else self._report([node.value])
+
+    def visit_Call(self, node: ast.Call) -> Findings:
+        if not self._checks_text(node.func):
+            return ()
+        candidates: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(node.func, ast.Attribute):
+            candidates.append(node.func.value)
+        return self._report(candidates)
+
+    def _report(self, candidates: list[ast.AST]) -> Findings:
+        """A finding for each candidate that holds source text not reported yet."""
+        found: list[Finding] = []
         for candidate in candidates:
             read = self._text(candidate)
             if read is not None and id(read) not in self.reported:
                 self.reported.add(id(read))
-                yield self.finding(
-                    read,
-                    f"{self._shown(read)} reads source code to check its shape: call the code "
-                    "and assert on what it does (extract the logic into a function if need be)",
+                found.append(
+                    self.finding(
+                        read,
+                        f"{self._shown(read)} reads source code to check its shape: call the "
+                        "code and assert on what it does (extract the logic into a function if "
+                        "need be)",
+                    )
                 )
+        return found
 
     def _checks_text(self, func: ast.AST) -> bool:
         if isinstance(func, ast.Attribute) and (

@@ -5,12 +5,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from truegreen.audit.base import Finding, Project, Rule
 from truegreen.audit.iniopts import addopts, config_line, config_path, entries, option_values
-from truegreen.core.config import read_toml
 from truegreen.core.errors import ConfigError
 
 PLUGINS = frozenset({"pytest-rerunfailures", "flaky", "pytest-flakefinder", "pytest-retry"})
@@ -116,7 +114,7 @@ class RetryPlugin(Rule):
                     config_line(project, key),
                     f"{key} = {values[0]} reruns failing tests: {FIX}",
                 )
-        for path, line, plugin in declared(project.root):
+        for path, line, plugin in declared(project):
             yield cls.project_finding(path, line, f"declares the retry plugin {plugin}: {FIX}")
 
 
@@ -128,12 +126,13 @@ def normalise(name: str) -> str:
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-def declared(root: Path) -> Iterator[tuple[str, int, str]]:
+def declared(project: Project) -> Iterator[tuple[str, int, str]]:
     """(file, line, plugin) for every retry plugin the project's dependency files declare."""
+    root = project.root
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
-            data = read_toml(pyproject)
+            data = project.toml(pyproject)
         except ConfigError:
             data = {}
         names = {normalise(n) for n in _requirement_names(data)} & PLUGINS

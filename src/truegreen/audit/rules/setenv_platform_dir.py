@@ -24,12 +24,17 @@ def uses_platformdirs(project: Project) -> bool:
         found = False
         for path in project.source_files():
             try:
-                imported = {m.group(1).decode() for m in _RESOLVERS.finditer(path.read_bytes())}
-                if imported - project.packages:
-                    found = True
-                    break
+                data = path.read_bytes()
             except OSError:
                 continue
+            # A plain search first: the pattern anchored at every line start costs ten times
+            # as much, and nearly every file names neither package.
+            if b"platformdirs" not in data and b"appdirs" not in data:
+                continue
+            imported = {m.group(1).decode() for m in _RESOLVERS.finditer(data)}
+            if imported - project.packages:
+                found = True
+                break
         project.facts["uses_platformdirs"] = found
     return bool(project.facts["uses_platformdirs"])
 

@@ -30,8 +30,19 @@ def looks_like_sql(text: str) -> bool:
 
 
 QUOTED = re.compile(r"'(?:[^']|'')*'")  # an SQL string literal: its text is data, not SQL
-_DIGITS_JOINED = re.compile(r"\d_\d")
+# "_" then a digit: a literal first character lets the regex engine jump between underscores
+# instead of trying every position, as a leading \d makes it; the digit before is checked apart.
+_UNDERSCORE_DIGIT = re.compile(r"_\d")
 _SQL_WORD = re.compile(r"select|insert|update|delete|create|values", re.IGNORECASE)
+
+
+def _digits_joined(source: str) -> bool:
+    """Whether two digits are joined by an underscore anywhere (``\\d_\\d``)."""
+    # str.isdecimal is exactly the regex's \d for text: the Unicode category Nd.
+    return any(
+        match.start() and source[match.start() - 1].isdecimal()
+        for match in _UNDERSCORE_DIGIT.finditer(source)
+    )
 
 
 class SqlNumericSeparator(Rule):
@@ -72,7 +83,7 @@ class SqlNumericSeparator(Rule):
     def wants(cls, source: str) -> bool:
         # Two plain scans, far cheaper than SEPARATED's look-arounds over a whole file: no
         # digits joined by an underscore, or no SQL-ish word at all, and there is nothing.
-        return _DIGITS_JOINED.search(source) is not None and _SQL_WORD.search(source) is not None
+        return _digits_joined(source) and _SQL_WORD.search(source) is not None
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
