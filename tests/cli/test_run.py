@@ -198,3 +198,23 @@ def test_the_files_directories_go_under_the_users_basetemp(tmp_path: Path) -> No
     actual = sorted(p.relative_to(mine).as_posix() for p in mine.rglob("seen"))
     assert actual == ["f0-test_a/test_it0/seen"]
     assert not (mine / "stale").exists()  # emptied at the start, as pytest empties it
+
+
+def test_every_files_failures_reach_the_shared_last_failed_cache(tmp_path: Path) -> None:
+    # The sealed runner drops the ablation's variables, so this test cannot carry the merge's
+    # record; tests/plugin/test_sharedcache.py does.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n")
+    for number in range(12):
+        (project / f"test_f{number:02}.py").write_text(
+            "def test_passes():\n    pass\n\ndef test_fails():\n    assert False\n"
+        )
+    done = truegreen_run(project, "--isolate-files", "-j", "2", "--", "-q")
+    assert done.returncode == 1, done.stdout  # premise: every file's session failed one test
+    assert done.stdout.splitlines()[-1].startswith("12 passed, 12 failed in ")
+    listed = subprocess.run([sys.executable, "-m", "pytest", "--lf", "--collect-only", "-q",
+                             "-p", "no:truegreen"], cwd=project, capture_output=True, text=True,
+                            check=False)  # fmt: skip
+    expected = [f"test_f{number:02}.py::test_fails" for number in range(12)]
+    assert [line for line in listed.stdout.splitlines() if "::" in line] == expected

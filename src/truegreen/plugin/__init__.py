@@ -206,6 +206,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         only_file = OnlyFile(config.getoption("truegreen_only_file"), config.rootpath)
         config.pluginmanager.register(only_file)
+        if config.pluginmanager.has_plugin("cacheprovider"):
+            from truegreen.plugin.sharedcache import SharedCache
+
+            config.pluginmanager.register(SharedCache(config))
     if config.getoption("truegreen_basetemp_out"):
         from truegreen.plugin.isolate import RunBasetemp
 
