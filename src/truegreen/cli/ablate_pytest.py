@@ -14,7 +14,6 @@ start-up modules, say) runs in a new process.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,8 +22,8 @@ from pathlib import Path
 from typing import Optional
 
 from truegreen.cli import forkserver
-from truegreen.cli.forkclient import ForkServer
-from truegreen.cli.procs import Child, wait_until
+from truegreen.cli.forkclient import ForkServer, start_pytest
+from truegreen.cli.procs import wait_until
 from truegreen.core.ablation import Run
 from truegreen.core.junit import read_junit
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
@@ -89,14 +88,8 @@ class Runner:
                 write_spec(spec, *mutant)
                 env[MUTANT_VAR] = spec
             args = [*OPTIONS, f"--junitxml={report}", "-o", "junit_family=xunit1", *tests]
-            child: Child
-            if self.server is not None and self.forks(mutant[0] if mutant else None):
-                child = self.server.spawn(args, output, env)
-            else:
-                with open(output, "wb") as handle:
-                    child = subprocess.Popen([sys.executable, "-m", "pytest", *args], env=env,
-                                             stdout=handle, stderr=subprocess.STDOUT,
-                                             start_new_session=True)  # fmt: skip
+            server = self.server if self.forks(mutant[0] if mutant else None) else None
+            child = start_pytest(args, output, env, server, fork_env=env)
             status, timed_out = wait_until(child, time.time() + self.timeout, everything=False)
             if timed_out:
                 return Run(status=-1, timed_out=True)

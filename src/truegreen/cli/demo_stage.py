@@ -13,19 +13,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from truegreen.cli.procs import end_tree
+from truegreen.cli.procs import ALLOWED, end_tree
 from truegreen.demo.model import SERVICE, Command, Ran, Shown
 from truegreen.demo.sections import Section
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-# What a command's process inherits from the demo's own environment: enough to find programs
-# and libraries, nothing that would change the story (no PYTEST_*, TRUEGREEN_*, credentials).
-_PASSED = (
-    "PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "COMSPEC", "WINDIR", "LD_LIBRARY_PATH",
-    "DYLD_LIBRARY_PATH", "VIRTUAL_ENV",
-)  # fmt: skip
 # A section that has not finished by then is ended, and does not behave as promised.
 TIMEOUT = 300.0
 
@@ -49,7 +43,9 @@ def environment(
 ) -> dict[str, str]:
     """A command's environment: a short list passed on, its home, the section's temporary
     directory (so nothing is written outside the demo's), and its own variables."""
-    env = {name: environ[name] for name in _PASSED if name in environ}
+    # The sealed runner's short list: enough to find programs and libraries, nothing that
+    # would change the story (no PYTEST_*, TRUEGREEN_*, credentials).
+    env = {name: environ[name] for name in ALLOWED if name in environ}
     env.update(HOME=str(home), USERPROFILE=str(home), TMPDIR=str(tmp), TEMP=str(tmp), TMP=str(tmp))
     # As a sealed run has them, so that leaks finds no zone or locale to try
     env.update(TZ="UTC", LANG="C.UTF-8")

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Optional
 
 from truegreen.cli.forkserver import SERVE, server_options
+from truegreen.cli.procs import Child
 
 
 class Remote:
@@ -132,3 +133,21 @@ class ForkServer:
         self.reader.join(grace)
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+def start_pytest(
+    args: Sequence[str],
+    output: str,
+    env: Mapping[str, str],
+    server: Optional[ForkServer] = None,
+    fork_env: Optional[Mapping[str, str]] = None,
+) -> Child:
+    """Start ``pytest ARGS`` with its output in the file ``output``: forked by ``server``
+    (in ``fork_env`` when the child's environment differs from the server's), or, with no
+    server, ``python -m pytest`` in ``env`` as a new process in a session of its own."""
+    if server is not None:
+        return server.spawn(args, output, fork_env)
+    with open(output, "wb") as handle:
+        return subprocess.Popen([sys.executable, "-m", "pytest", *args], env=dict(env),
+                                start_new_session=True, stdout=handle,
+                                stderr=subprocess.STDOUT)  # fmt: skip

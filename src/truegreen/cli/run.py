@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb, forkserver
 from truegreen.cli.basetemp import RunBase, session_dir
-from truegreen.cli.forkclient import ForkServer
+from truegreen.cli.forkclient import ForkServer, start_pytest
 from truegreen.cli.procs import (
     Child,
     become_subreaper,
@@ -137,12 +136,7 @@ def _launcher(server: Optional[ForkServer], env: dict[str, str]) -> Launch:
     """Start ``pytest ARGS`` with its output in a file: forked by the server, or a new process."""
 
     def launch(pytest_args: Sequence[str], output: str) -> Child:
-        if server is not None:
-            return server.spawn(pytest_args, output)
-        with open(output, "wb") as handle:
-            return subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args], env=env,
-                                    start_new_session=True, stdout=handle,
-                                    stderr=subprocess.STDOUT)  # fmt: skip
+        return start_pytest(pytest_args, output, env, server)
 
     return launch
 
