@@ -10,8 +10,8 @@ CANARY = "tg-canary-ambient-42"
 def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: delete `plugin.pending = key` in `src/truegreen/plugin/ambient.py`: the
-    section is empty. Restored."""
+    """Ablation: delete `plugin.pending = (key, raw_key, raw)` in
+    `src/truegreen/plugin/ambient.py`: the section is empty. Restored."""
     monkeypatch.setenv("MYAPP_MODE", CANARY)
     monkeypatch.setenv("MYAPP_KEPT", CANARY)
     monkeypatch.setenv("GH_TOKEN", CANARY)
@@ -91,7 +91,7 @@ def test_a_variable_saved_just_before_the_test_sets_it_is_no_read(
     """monkeypatch and click's CliRunner read the old value just before they set or delete
     a variable, to restore it later: the test establishes it, it does not depend on it.
 
-    Ablation: replace `plugin.pending == key and environ is os.environ` with `False` in
+    Ablation: replace `_ENVIRON._data.get(raw_key) is raw` with `True` in
     `src/truegreen/plugin/ambient.py`."""
     for name in ("MYAPP_SET", "MYAPP_DELETED", "MYAPP_RESTORED", "MYAPP_MODE"):
         monkeypatch.setenv(name, CANARY)

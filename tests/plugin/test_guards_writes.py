@@ -128,10 +128,11 @@ def test_a_python_child_writing_into_the_project_fails_the_test(
 def test_children_of_consecutive_tests_in_one_module_are_each_blamed_on_their_own_test(
     pytester: pytest.Pytester,
 ) -> None:
-    """The seal may stay on between two tests of a module; the guards' name of the running
-    test, which children read, must not come back from the first test with it.
+    """A child learns its test from pytest's PYTEST_CURRENT_TEST, which the seal (it may stay
+    on between two tests of a module) never compares or restores.
 
-    Ablation: delete `data.pop(_GUARDED_TEST, None)` in `src/truegreen/plugin/hermetic.py`."""
+    Ablation: replace `running_test(os.environ.get("PYTEST_CURRENT_TEST", ""))` with `None`
+    in `src/truegreen/guards/child.py`: both writes are blamed on no test. Restored."""
     pytester.makepyfile(
         """
         import subprocess

@@ -37,18 +37,38 @@ def test_a_gate_that_ran_green_passes(gate: pytest.Pytester) -> None:
     )
 
 
-def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester) -> None:
+# The guards' report hook feeds the count when they are on; without them it has its own.
+GUARDS_OFF = ("--truegreen-set", "writes=off", "--truegreen-set", "network=allow")
+
+
+@pytest.mark.parametrize("guards", [(), GUARDS_OFF], ids=["guards on", "guards off"])
+def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester, guards: tuple[str, ...]) -> None:
     """Ablation: replace `nodeid in self.skipped` with `False` in
-    `src/truegreen/plugin/integrity.py`: the run exits 0. Restored."""
-    result = gate.runpytest_subprocess("--truegreen-must-run=test_gates.py::test_skipped_gate")
+    `src/truegreen/plugin/integrity.py`: the run exits 0. Restored. Ablation: delete
+    `self.integrity.record(report)` in `src/truegreen/plugin/guards.py`: with the guards on,
+    the gate reads "not run". Ablation: delete `self.record(report)` in
+    `src/truegreen/plugin/integrity.py`: with the guards off, likewise. Restored."""
+    result = gate.runpytest_subprocess(
+        "--truegreen-must-run=test_gates.py::test_skipped_gate", *guards
+    )
     result.assert_outcomes(passed=2, skipped=1)  # premise: pytest itself calls this green
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
+            "collected 3, ran 2 (2 passed), skipped 1, deselected 0",
             "FAILED GATE test_gates.py::test_skipped_gate: skipped (needs the staging database): "
-            "the gate did not run"
+            "the gate did not run",
         ]
     )
+    # premise: each path was taken (the count has its own hook only without the guards)
+    plugins = _plugins(gate, guards)
+    assert ("GuardsPlugin" in plugins) == (not guards)
+    assert ("CountingIntegrity" in plugins) == bool(guards)
+
+
+def _plugins(pytester: pytest.Pytester, extra: tuple[str, ...]) -> str:
+    """The names of the plugins a run registers (pytest --trace-config lists them)."""
+    return pytester.runpytest_subprocess("--trace-config", "--co", "-q", *extra).stdout.str()
 
 
 def test_a_deselected_gate_fails_the_run(gate: pytest.Pytester) -> None:

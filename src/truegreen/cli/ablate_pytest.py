@@ -27,13 +27,13 @@ from truegreen.cli.procs import wait_until
 from truegreen.core.ablation import Run
 from truegreen.core.junit import read_junit
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
-from truegreen.guards.policy import RUN_VAR, TEST_VAR
+from truegreen.guards.policy import RUN_VAR
 
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 OPTIONS = ("-q", "-p", "no:cacheprovider")
 # The guards of a test that runs truegreen ablate belong in each run, not in the server: a
 # fork server refuses to start with an audit hook installed.
-CHILD_ONLY = (RUN_VAR, TEST_VAR)
+CHILD_ONLY = (RUN_VAR,)
 
 
 def environment() -> dict[str, str]:

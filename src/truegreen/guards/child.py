@@ -6,7 +6,7 @@ import os
 import sys
 
 from truegreen.guards import active, hook, network
-from truegreen.guards.policy import POLICY_FILE, TEST_VAR, Policy
+from truegreen.guards.policy import POLICY_FILE, Policy
 from truegreen.guards.runtime import Guard
 
 
@@ -19,9 +19,17 @@ def start(run_dir: str) -> None:
         return  # not a run this process can read; the parent's final sweep reports what it can
     project = dict(policy.roots.protected).get("project")
     guard = Guard(policy, role="child", project=project)
-    guard.test = os.environ.get(TEST_VAR) or None
+    guard.test = running_test(os.environ.get("PYTEST_CURRENT_TEST", ""))
     guard.where = guard.test or "outside any test"
     active.activate(guard)
     if policy.network == "owned" and not sys.platform.startswith("linux"):
         # On Linux /proc tells which process owns a listener; elsewhere the child says so.
         guard.tracking = network.track_listeners(guard)
+
+
+def running_test(current: str) -> str | None:
+    """The node id in pytest's ``PYTEST_CURRENT_TEST`` (``"tests/test_a.py::test_b (call)"``,
+    set for every phase of every test and inherited by the test's children), or None."""
+    if not current.endswith(")"):
+        return None
+    return current.rsplit(" (", 1)[0] or None

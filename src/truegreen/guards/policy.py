@@ -14,9 +14,9 @@ TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from typing import Optional
 
-# Child processes find their run directory and test through these.
+# Child processes find their run directory through this (and their test through pytest's
+# PYTEST_CURRENT_TEST).
 RUN_VAR = "_TRUEGREEN_RUN"
-TEST_VAR = "_TRUEGREEN_TEST"
 POLICY_FILE = "policy.marshal"
 
 

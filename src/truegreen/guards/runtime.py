@@ -11,7 +11,7 @@ from truegreen.guards.sites import user_site
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
-    from typing import Any, Optional
+    from typing import Any, Callable, Optional
 
 
 class Guard:
@@ -40,6 +40,9 @@ class Guard:
         self.home_reads: set[str] = set()
         self.notes_reads = False  # whether the hints are on: without them no read is noted
         self.tracking: Any = None  # the socket methods network.track_listeners replaced
+        # Finer than ``where`` for a violation (the session's "session fixture 'db'"): asked
+        # only when one happens, so no hook has to follow every fixture of every test.
+        self.locate: Optional[Callable[[], Optional[str]]] = None
         self._offsets: dict[str, int] = {}
         self.sink: Optional[StreamWriter] = None
         if policy.run_dir:
@@ -66,10 +69,13 @@ class Guard:
         return user_site(self.project)
 
     def report(self, kind: str, operation: str, target: str, *, blocked: bool) -> Violation:
+        where = self.where
+        if where is not None and where == self.test and self.locate is not None:
+            where = self.locate() or where
         violation = Violation(
             kind=kind,
             test=self.test,
-            where=self.where or "outside any test",
+            where=where or "outside any test",
             operation=operation,
             target=target,
             site=self.site(),

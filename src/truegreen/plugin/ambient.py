@@ -58,6 +58,7 @@ ORDINARY = frozenset(
     }
 )
 _PREFIXES = ("PYTEST_", "_TRUEGREEN_", "COV_CORE_", "HYPOTHESIS_")
+_ENVIRON: Any = os.environ  # read through its encoded ``_data``, as _Environ itself does
 
 
 class AmbientReads:
@@ -76,7 +77,8 @@ class AmbientReads:
         # The names an iteration of os.environ has yielded and nobody has read yet, in order:
         # a copy (dict(os.environ), .copy(), .items(), ==) reads each of them in that order.
         self.copying: deque[str] = deque()
-        self.pending: Optional[str] = None  # the last name read, until the next is
+        # The last name read (its encoded key and value), until the next is: see settle.
+        self.pending: Optional[tuple[str, Any, Any]] = None
         self._saved: dict[str, Callable[..., Any]] = {}
 
     @classmethod
@@ -89,31 +91,34 @@ class AmbientReads:
         environ_class = os._Environ
         original = environ_class.__getitem__
         original_iter = environ_class.__iter__
-        original_set = environ_class.__setitem__
-        original_del = environ_class.__delitem__
         plugin = self
 
         def __getitem__(environ: Any, key: str) -> str:
+            if environ is not _ENVIRON:
+                found: str = original(environ, key)
+                return found
+            raw_key = environ.encodekey(key)
             try:
-                value: str = original(environ, key)
+                raw = environ._data[raw_key]
             except KeyError:
-                if key in plugin.watch and environ is os.environ:
+                if key in plugin.watch:
                     plugin.misses.add(key)
-                raise
+                raise KeyError(key) from None
             reads = plugin.reads
-            if reads is not None and environ is os.environ:
+            if reads is not None:
                 copying = plugin.copying
                 if copying and copying[0] == key:
                     copying.popleft()  # copying the whole environment depends on no variable
                 else:
                     pending = plugin.pending
-                    if pending is not None and pending != key:
-                        reads.add(pending)
-                    plugin.pending = key
+                    if pending is not None and pending[0] != key:
+                        plugin.settle()  # ``name in os.environ`` then ``.get(name)``: one read
+                    plugin.pending = (key, raw_key, raw)
+            value: str = environ.decodevalue(raw)
             return value
 
         def __iter__(environ: Any) -> Iterator[str]:
-            if plugin.reads is None or environ is not os.environ:
+            if plugin.reads is None or environ is not _ENVIRON:
                 yield from original_iter(environ)
                 return
             copying = plugin.copying = deque()
@@ -121,27 +126,24 @@ class AmbientReads:
                 copying.append(key)
                 yield key
 
-        # A name read and then at once set or deleted was read to be restored later
-        # (monkeypatch.setenv, click's CliRunner): the test sets it, it does not depend on it.
-        def __setitem__(environ: Any, key: str, value: str) -> None:
-            if plugin.pending == key and environ is os.environ:
-                plugin.pending = None
-            original_set(environ, key, value)
-
-        def __delitem__(environ: Any, key: str) -> None:
-            if environ is os.environ and plugin.pending == key:
-                plugin.pending = None
-            original_del(environ, key)
-
-        self._saved = {
-            "__getitem__": original,
-            "__iter__": original_iter,
-            "__setitem__": original_set,
-            "__delitem__": original_del,
-        }
-        patches = (__getitem__, __iter__, __setitem__, __delitem__)
-        for patched in patches:
+        self._saved = {"__getitem__": original, "__iter__": original_iter}
+        for patched in (__getitem__, __iter__):
             setattr(environ_class, patched.__name__, patched)
+
+    def settle(self) -> None:
+        """Judge the last name read, now that the test has read another or ended: a name
+        read and then at once set or deleted (``monkeypatch.setenv``, click's ``CliRunner``
+        saving the old value to restore it, ``os.environ.pop``) was read to be restored, not
+        depended on. Setting stores a new value object, so an identity test tells, with no
+        hook on every write to the environment (pytest writes PYTEST_CURRENT_TEST thrice a
+        test)."""
+        pending = self.pending
+        if pending is None or self.reads is None:
+            return
+        self.pending = None
+        name, raw_key, raw = pending
+        if _ENVIRON._data.get(raw_key) is raw:
+            self.reads.add(name)
 
     def pytest_unconfigure(self) -> None:
         for name, original in self._saved.items():
@@ -174,9 +176,8 @@ class AmbientReads:
 
     def finish(self, nodeid: str) -> None:
         """The test is over: keep its reads of ambient variables as leads."""
+        self.settle()
         reads, self.reads = self.reads, None
-        if reads is not None and self.pending is not None:
-            reads.add(self.pending)
         if reads:
             for name in self._leads(reads):
                 self.found[name].append(nodeid)

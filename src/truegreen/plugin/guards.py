@@ -20,7 +20,7 @@ import pytest
 from truegreen.core.config import Config
 from truegreen.core.paths import Roots, absolute_globs
 from truegreen.guards import active, hook, network
-from truegreen.guards.policy import POLICY_FILE, RUN_VAR, TEST_VAR, Policy, parse_host
+from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.records import Violation
 from truegreen.guards.runtime import Guard
 from truegreen.plugin.stash import GUARDS_KEY
@@ -28,6 +28,7 @@ from truegreen.plugin.stash import GUARDS_KEY
 if TYPE_CHECKING:
     from truegreen.plugin.ambient import AmbientReads
     from truegreen.plugin.hints import FailureHints
+    from truegreen.plugin.integrity import IntegrityPlugin
 
 NETWORK_MARKER = "truegreen_network"
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
@@ -52,6 +53,8 @@ class GuardsPlugin:
         self._saved_env: dict[str, Optional[str]] = {}
         self.hints: Optional[FailureHints] = None  # set by FailureHints.install
         self.ambient: Optional[AmbientReads] = None  # started and finished with each test
+        self.integrity: Optional[IntegrityPlugin] = None  # counts the reports this hook sees
+        self.marked: dict[str, pytest.Item] = {}  # node id -> test with a network marker
         self._run_mtime = 0
 
     @classmethod
@@ -100,6 +103,7 @@ class GuardsPlugin:
             os.makedirs(run_dir, exist_ok=True)
             Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
         self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
+        self.guard.locate = fixture_where
         self.guard.notes_reads = self.hints is not None
         active.activate(self.guard)
         if policy.network == "owned":
@@ -118,18 +122,28 @@ class GuardsPlugin:
                 os.environ[name] = value
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_collection(self) -> Generator[None, Any, None]:
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, Any, None]:
         guard = self.guard
         if guard is not None:
             guard.where = "collection"
         yield
         if guard is not None:
             guard.where = None
+        # item.keywords answers in a few dictionary lookups; get_closest_marker walks the
+        # node chain, so it is asked only of the tests that carry the marker at all
+        self.marked = {
+            item.nodeid: item
+            for item in getattr(session, "items", ())
+            if NETWORK_MARKER in item.keywords
+        }
 
     # -- per test ---------------------------------------------------------------
 
-    # Plain hooks, not wrappers: they run for every test, and a wrapper costs several times
-    # as much in pluggy.
+    # Two plain hooks a test, and the report hook: each hook implementation costs pluggy
+    # about 4,000 instructions a call, so nothing else runs per test or per fixture. Where
+    # inside the test a violation happened (a wider-scoped fixture's setup) is worked out
+    # from the stack when there is one (``fixture_where``); child processes learn their test
+    # from pytest's own PYTEST_CURRENT_TEST.
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         if self.ambient is not None:
@@ -138,19 +152,12 @@ class GuardsPlugin:
         if guard is not None:
             guard.test = guard.where = nodeid
             guard.extra_hosts, guard.network_mode = (), guard.policy.network
-            os.environ[TEST_VAR] = nodeid
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        guard = self.guard
-        # item.keywords answers in a few dictionary lookups; get_closest_marker walks the
-        # node chain for every test
-        if guard is None or NETWORK_MARKER not in item.keywords:
-            return
-        marker = item.get_closest_marker(NETWORK_MARKER)
-        if marker is not None:
-            guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
-            guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
+            item = self.marked.get(nodeid)
+            if item is not None:
+                marker = item.get_closest_marker(NETWORK_MARKER)
+                if marker is not None:
+                    guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
+                    guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         if self.ambient is not None:
@@ -158,30 +165,6 @@ class GuardsPlugin:
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = None
-            os.environ.pop(TEST_VAR, None)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_fixture_setup(self, fixturedef: Any) -> None:
-        """Name the wider-scoped fixture being set up; a plain hook, not a wrapper, since
-        it runs for every fixture: the name holds until the next fixture or phase."""
-        guard = self.guard
-        if guard is not None and guard.test is not None:
-            scope = fixturedef.scope
-            guard.where = (
-                guard.test if scope == "function" else (f"{scope} fixture {fixturedef.argname!r}")
-            )
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_call(self) -> None:
-        guard = self.guard
-        if guard is not None:
-            guard.where = guard.test
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_teardown(self) -> None:
-        guard = self.guard
-        if guard is not None:
-            guard.where = guard.test
 
     def _collect(self) -> list[Violation]:
         """Violations recorded since the last call, with what child processes reported.
@@ -213,20 +196,21 @@ class GuardsPlugin:
 
         pytest decides whether to run a test's call from this very report object, so a
         violation during setup stops the test like any setup error. The failure hints see
-        the report last, with the children's records read.
+        the report last, with the children's records read; then the run-integrity count.
         """
-        if self.guard is None:
-            return
-        mine = []
-        for violation in self._collect():
-            if violation.test == report.nodeid:
-                mine.append(violation)
-            else:
-                self.outside.append(violation)
-        if mine:
-            self._fail(report, mine, self.guard.policy)
-        if self.hints is not None:
-            self.hints.explain(report)
+        if self.guard is not None:
+            mine = []
+            for violation in self._collect():
+                if violation.test == report.nodeid:
+                    mine.append(violation)
+                else:
+                    self.outside.append(violation)
+            if mine:
+                self._fail(report, mine, self.guard.policy)
+            if self.hints is not None:
+                self.hints.explain(report)
+        if self.integrity is not None:
+            self.integrity.record(report)
 
     def _fail(self, report: pytest.TestReport, mine: list[Violation], policy: Policy) -> None:
         """Record this test's violations; fail its report unless they are only warnings."""
@@ -261,6 +245,29 @@ class GuardsPlugin:
             tr.write_sep("-", "truegreen guards")
             for line in lines:
                 tr.write_line(line)
+
+
+_FIXTURE_SETUP: list[Any] = []  # the code object of pytest's own pytest_fixture_setup
+
+
+def fixture_where() -> Optional[str]:
+    """``session fixture 'db'`` while a wider-scoped fixture is being set up on this thread's
+    stack (the innermost fixture setup decides), else None: asked only of a violation."""
+    if not _FIXTURE_SETUP:
+        from _pytest import fixtures
+
+        _FIXTURE_SETUP.append(getattr(fixtures.pytest_fixture_setup, "__code__", None))
+    code = _FIXTURE_SETUP[0]
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is code:
+            fixturedef = frame.f_locals.get("fixturedef")
+            scope = getattr(fixturedef, "scope", "function")
+            if scope == "function":
+                return None
+            return f"{scope} fixture {fixturedef.argname!r}"
+        frame = frame.f_back
+    return None
 
 
 def _mtime(path: str) -> int:

@@ -23,7 +23,6 @@ import pytest
 from truegreen import __version__
 from truegreen.core.config import Config
 from truegreen.core.hermetic import Seal, seal_for
-from truegreen.guards.policy import TEST_VAR
 from truegreen.plugin.caches import resolve_callable
 from truegreen.plugin.homedirs import PlatformdirsRedirect
 from truegreen.plugin.stash import HERMETIC_KEY
@@ -40,10 +39,9 @@ _SLUG = re.compile(r"[^\w.-]+")
 
 
 _encodekey: Callable[[str], Any] = getattr(_ENV, "encodekey", str)
-# pytest's own variable, rewritten at every phase of every test, and the guards' name of the
-# running test for its child processes: never the seal's to compare or restore.
+# pytest's own variable, rewritten at every phase of every test (and the guards' name of the
+# running test for its child processes): never the seal's to compare or restore.
 _PYTEST_CURRENT = _encodekey("PYTEST_CURRENT_TEST")
-_GUARDED_TEST = _encodekey(TEST_VAR)
 _TZ = _encodekey("TZ")
 
 
@@ -72,7 +70,6 @@ def _drop(raw_key: Any, name: str) -> None:
 def _snapshot() -> dict[Any, Any]:
     data = _DATA.copy() if _DATA is not None else dict(_ENV)
     data.pop(_PYTEST_CURRENT, None)
-    data.pop(_GUARDED_TEST, None)
     return data
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.plugin.stash import SHARDED_OUT_KEY
+from truegreen.plugin.stash import GUARDS_KEY, SHARDED_OUT_KEY
 
 
 def matches(nodeid: str, pattern: str) -> bool:
@@ -49,7 +49,15 @@ class IntegrityPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
-        config.pluginmanager.register(cls(settings), "truegreen-integrity")
+        """Register the count; the guards' report hook feeds it when they are on (each hook
+        implementation costs pluggy about 4,000 instructions a report), else its own."""
+        guards = config.stash.get(GUARDS_KEY, None)
+        if guards is not None:
+            plugin = cls(settings)
+            guards.integrity = plugin
+        else:
+            plugin = CountingIntegrity(settings)
+        config.pluginmanager.register(plugin, "truegreen-integrity")
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
@@ -61,24 +69,23 @@ class IntegrityPlugin:
         # as it went. Tests with collection errors are in neither.
         self.collected.extend(item.nodeid for item in items)
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "teardown":
-            return
-        nodeid = report.nodeid
-        if report.when == "setup":
-            if report.passed:
-                return
-            if report.skipped:
-                self.skipped[nodeid] = _reason(report)
-            elif report.failed:
-                self.failed_setup.add(nodeid)
-        elif report.when == "call":
-            if hasattr(report, "wasxfail"):
-                self.ran[nodeid] = "xfailed" if report.skipped else "xpassed"
-            elif report.skipped:  # pytest.skip() inside the test: it did not run
-                self.skipped[nodeid] = _reason(report)
+    def record(self, report: pytest.TestReport) -> None:
+        """Count one report (after the guards have failed it, if they did)."""
+        when = report.when
+        if when == "call":
+            outcome = report.outcome
+            if "wasxfail" in report.__dict__:
+                self.ran[report.nodeid] = "xfailed" if outcome == "skipped" else "xpassed"
+            elif outcome == "skipped":  # pytest.skip() inside the test: it did not run
+                self.skipped[report.nodeid] = _reason(report)
             else:
-                self.ran[nodeid] = report.outcome
+                self.ran[report.nodeid] = outcome
+        elif when == "setup":
+            outcome = report.outcome
+            if outcome == "skipped":
+                self.skipped[report.nodeid] = _reason(report)
+            elif outcome == "failed":
+                self.failed_setup.add(report.nodeid)
 
     def gate_problems(self, elsewhere: set[str]) -> list[str]:
         """One line per must-run pattern or gate test that did not run and pass here.
@@ -156,3 +163,10 @@ class IntegrityPlugin:
             tr.write_line(f"  skipped {count}: {reason}")
         for problem in self.problems:
             tr.write_line(f"FAILED GATE {problem}", red=True)
+
+
+class CountingIntegrity(IntegrityPlugin):
+    """The count with a report hook of its own, for a run without the guards."""
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.record(report)

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import platform
 import sys
+from typing import TYPE_CHECKING
 
 import pytest
 from _pytest.reports import CollectReport
 
-from truegreen.core.platforms import Host, Marker, PlatformSpecError, host_from
+if TYPE_CHECKING:
+    from truegreen.core.platforms import Marker
 
 MARKER = "platforms"
 
 
 def marker_of(item: pytest.Item) -> Marker | None:
     """The one checked marker of ``item``, None when unmarked; PlatformSpecError if wrong."""
+    from truegreen.core.platforms import Marker, PlatformSpecError
+
     found = list(item.iter_markers(MARKER))
     if not found:
         return None
@@ -41,29 +45,37 @@ def marker_of(item: pytest.Item) -> Marker | None:
 
 
 class PlatformsPlugin:
-    """Gates marked tests by host; turns wrong markers into collection errors."""
+    """Gates marked tests by host; turns wrong markers into collection errors.
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    The marker's grammar is imported at the first marked test: most suites have none."""
 
     @classmethod
     def register(cls, config: pytest.Config) -> None:
-        plugin = cls(host_from(sys.platform, platform.machine()))
-        config.pluginmanager.register(plugin, "truegreen-platforms")
+        config.pluginmanager.register(cls(), "truegreen-platforms")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        keep, errors = [], []
+        keep: list[pytest.Item] = []
+        errors: list[tuple[pytest.Item, str]] = []
+        host = None
         for item in items:
+            # item.keywords holds the markers of the test and its parents, in a few
+            # dictionary lookups; iter_markers walks the node chain for every test
+            if MARKER not in item.keywords:
+                keep.append(item)
+                continue
+            from truegreen.core.platforms import PlatformSpecError, host_from
+
             try:
                 marker = marker_of(item)
             except PlatformSpecError as exc:
                 errors.append((item, str(exc)))
                 continue
-            if marker is not None and not marker.matches(self.host):
-                reason = f"{marker.describe()} does not match this host ({self.host})"
+            host = host or host_from(sys.platform, platform.machine())
+            if marker is not None and not marker.matches(host):
+                reason = f"{marker.describe()} does not match this host ({host})"
                 item.add_marker(pytest.mark.skip(reason=reason))
             keep.append(item)
         if not errors:
