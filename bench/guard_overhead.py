@@ -8,7 +8,9 @@ noisy); the figures are ratios of median wall-clock times:
 - everything on (hermetic, writes, network "owned", programs, tree guard) / plain pytest,
   target <= 1.15;
 - truegreen network guard only ("loopback") / pytest-socket ``--disable-socket
-  --allow-hosts=127.0.0.1``, target <= 1.0.
+  --allow-hosts=127.0.0.1``, target <= 1.0;
+- for scale, pytest-socket with a do-nothing builtin audit hook installed: what CPython charges
+  for any audit hook at all (pytest itself raises about 37 audited events a test here).
 
 Needs pytest-socket (``pip install -e '.[bench]'``).
 
@@ -94,7 +96,14 @@ CONFIGS = {
         "--truegreen-set", "network=loopback",
     ],
     "pytest-socket": ["-p", "no:truegreen", "--disable-socket", "--allow-hosts=127.0.0.1"],
+    "pytest-socket + an audit hook": [
+        "-p", "no:truegreen", "-p", "tg_bench_audit_hook",
+        "--disable-socket", "--allow-hosts=127.0.0.1",
+    ],
 }  # fmt: skip
+
+# A plugin whose only work is a do-nothing audit hook (a builtin: no Python frame per event).
+AUDIT_HOOK_PLUGIN = "import sys\n\nsys.addaudithook({}.get)\n"
 
 
 def make_suite(root: Path, files: int) -> int:
@@ -113,6 +122,7 @@ def make_suite(root: Path, files: int) -> int:
             count += 1
         (root / f"test_m{index:03}.py").write_text("".join(parts))
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    (root / "tg_bench_audit_hook.py").write_text(AUDIT_HOOK_PLUGIN)
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
     subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
     subprocess.run([*git, "add", "."], cwd=root, check=True)
@@ -136,6 +146,7 @@ def main() -> int:
         [
             ("all guards", "plain", "<= 1.15"),
             ("truegreen network only", "pytest-socket", "<= 1.0"),
+            ("pytest-socket + an audit hook", "pytest-socket", "none: the floor of any hook"),
         ],
     )
     return 0
