@@ -130,7 +130,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before the conftests are imported: a variable the suite sets itself, at import or in
     # pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not the machine's.
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
-    mutant_first()  # this session's rewriter is new (a warm run's fork imported us before)
+    # This session's rewriter is new (a warm run's fork imported us before): the mutant goes
+    # ahead of it before any conftest or test file is imported.
+    mutant_first()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -147,10 +149,6 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if os.environ.get("_TRUEGREEN_MUTANT"):
-        from truegreen.guards.mutant import to_front
-
-        to_front()  # before pytest's assertion rewriter, so a test-file target is ablated too
     config.addinivalue_line(
         "markers",
         "truegreen_ambient: run this test in the ambient environment, unsealed "

@@ -71,9 +71,8 @@ class IntegrityPlugin:
 
     def record(self, report: pytest.TestReport) -> None:
         """Count one report (after the guards have failed it, if they did)."""
-        when = report.when
+        when, outcome = report.when, report.outcome
         if when == "call":
-            outcome = report.outcome
             if "wasxfail" in report.__dict__:
                 self.ran[report.nodeid] = "xfailed" if outcome == "skipped" else "xpassed"
             elif outcome == "skipped":  # pytest.skip() inside the test: it did not run
@@ -81,7 +80,6 @@ class IntegrityPlugin:
             else:
                 self.ran[report.nodeid] = outcome
         elif when == "setup":
-            outcome = report.outcome
             if outcome == "skipped":
                 self.skipped[report.nodeid] = _reason(report)
             elif outcome == "failed":
