@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from truegreen.cli import main
-from truegreen.cli.forkserver import available
+from truegreen.runner.forkserver import available
 
 pytestmark = pytest.mark.skipif(not available(), reason="no fork on this platform")
 
@@ -99,7 +99,7 @@ def test_runs_are_forked_by_one_server_unless_asked_not_to_or_unable(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr("truegreen.cli.forkserver.available", lambda: can_fork)
+    monkeypatch.setattr("truegreen.runner.forkserver.available", lambda: can_fork)
     status = main(["ablate", "--records", "tests", "-j", "2", "--format", "json", *flags])
     out, err = capsys.readouterr()
     assert (status, _verdicts(out)) == (0, ["killed", "killed"]), err
@@ -118,7 +118,7 @@ def test_a_plugin_that_imports_the_target_is_left_to_each_run(
     target: the forked run imports it afresh, ablated.
 
     Ablation: replace `Avoid(options.get("avoid", ()))` with `Avoid(())` in
-    `src/truegreen/cli/forkserver.py`."""
+    `src/truegreen/runner/forkserver.py`."""
     site = _site(project, monkeypatch)
     (site / "gateplug.py").write_text(
         "import pytest\n\n\ndef allowed(n):\n    return n < 3\n\n\n"
@@ -146,7 +146,7 @@ def test_a_target_the_server_imports_itself_runs_in_a_new_process(
     is the original in every fork, so its claims run in a new process, ablated.
 
     Ablation: replace `os.path.realpath(target) not in self.server.loaded` with `True` in
-    `src/truegreen/cli/ablate_pytest.py`."""
+    `src/truegreen/runner/ablation.py`."""
     site = _site(project, monkeypatch)
     (site / "sitecustomize.py").write_text("import app.gate\n")
     monkeypatch.setenv("PYTHONPATH", f"{project}{os.pathsep}{os.environ['PYTHONPATH']}")
@@ -180,7 +180,7 @@ def test_a_timeout_ends_the_run_s_whole_tree(
 ) -> None:
     """A grandchild in a session of its own is ended with the run it belongs to.
 
-    Ablation: replace `descendants(process.pid)` with `[]` in `src/truegreen/cli/procs.py`."""
+    Ablation: replace `descendants(process.pid)` with `[]` in `src/truegreen/runner/procs.py`."""
     pid_file = project.parent / "grandchild.pid"
     (project / "tests" / "test_gate.py").write_text(
         "import subprocess, time\n\nfrom app.gate import allowed\n\n\n"

@@ -166,7 +166,7 @@ def test_a_base_that_is_not_a_revision_is_a_usage_error(
     assert main(["collect-gate", "--base", "no-such-branch"]) == 2
     assert capsys.readouterr().err == (
         "truegreen: error: collect-gate: --base expected a git revision, found "
-        "'no-such-branch'; name a branch, tag or commit (default HEAD)\n"
+        "'no-such-branch'; name a branch, tag or commit\n"
     )
 
 

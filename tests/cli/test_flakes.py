@@ -252,7 +252,7 @@ def test_a_run_timeout_ends_a_hang_and_counts_it_as_a_failure(
 
 def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
     """Ablation: delete `end_tree(process, everything=everything, grace=1.0)` in
-    `src/truegreen/cli/procs.py`."""
+    `src/truegreen/runner/procs.py`."""
     root, pid_file = tmp_path / "hang", tmp_path / "inner.pid"
     root.mkdir()
     (root / "test_hang.py").write_text(
@@ -348,8 +348,8 @@ def test_a_suite_without_the_plugin_is_a_usage_error(
     status, _, err = hunt(capsys, "--", "-p", "no:truegreen")
     assert status == 2
     assert err.splitlines()[-1].startswith(
-        "truegreen: error: truegreen flakes: expected pytest to collect with the truegreen "
-        "plugin on, found exit 4: "
+        "truegreen: error: truegreen flakes: expected pytest to collect with '-p no:truegreen' "
+        "and the truegreen plugin on, found exit 4: "
     )
 
 
@@ -359,6 +359,7 @@ def test_a_run_that_records_nothing_is_a_usage_error(
     status, _, err = hunt(capsys, "--", "--truegreen-metrics=elsewhere")
     assert status == 2
     assert err.splitlines()[-1].startswith(
-        "truegreen: error: truegreen flakes: expected pytest to run the tests and record them, "
-        "found exit 1: "
+        "truegreen: error: truegreen flakes: expected pytest to run "
+        "'--truegreen-metrics=elsewhere' and record its event stream with the truegreen plugin "
+        "on (no -p no:truegreen, no enabled = false), found exit 1: "
     )

@@ -154,10 +154,10 @@ def test_a_run_without_the_plugin_is_a_usage_error(
 ) -> None:
     use_machine(tmp_path, monkeypatch)
     assert main(["leaks", *ARGS, "-p", "no:truegreen"]) == 2
-    assert capsys.readouterr().err.endswith(
-        "truegreen: error: pytest left no event stream (exit 4): expected the truegreen plugin "
-        "on (no -p no:truegreen, no enabled = false) and PYTEST_ARGS pytest accepts; run "
-        "pytest with them to see why\n"
+    assert capsys.readouterr().err == (
+        "truegreen: error: truegreen leaks: expected pytest to run '-p no:cacheprovider -p "
+        "no:truegreen' and record its event stream with the truegreen plugin on (no -p "
+        "no:truegreen, no enabled = false), found exit 4: run pytest with them to see why\n"
     )
 
 

@@ -24,7 +24,7 @@ def test_pytest_starts_in_a_scrubbed_environment_conftest_included(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ablation: replace `{name: environ[name] for name in (*ALLOWED, *keep) if name in environ}`
-    with `dict(environ)` in `src/truegreen/cli/procs.py`."""
+    with `dict(environ)` in `src/truegreen/runner/procs.py`."""
     monkeypatch.setenv("MYAPP_API_URL", CANARY)
     monkeypatch.setenv("KEPT_ONE", "kept")
     (tmp_path / "conftest.py").write_text(

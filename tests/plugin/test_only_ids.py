@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from truegreen.core.protocol import ids_text
+
 SUITE = """
 def test_a():
     pass
@@ -22,8 +24,8 @@ def test_only_the_listed_tests_run_and_the_rest_count_as_run_elsewhere(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_suite=SUITE)
-    listing = pytester.path / "only.txt"
-    listing.write_text("test_suite.py::test_b\ntest_suite.py::test_c\n\n")
+    listing = pytester.path / "only.json"
+    listing.write_text(ids_text(["test_suite.py::test_b", "test_suite.py::test_c"]))
     result = pytester.runpytest_subprocess(f"--truegreen-only-ids={listing}")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*deselected 0, in other shards 1*"])
@@ -33,8 +35,8 @@ def test_the_users_own_selection_still_applies(pytester: pytest.Pytester) -> Non
     """Ablation: replace `[i for i in items if i.nodeid in self.nodeids]` with `items` in
     `src/truegreen/plugin/isolate.py`."""
     pytester.makepyfile(test_suite=SUITE)
-    listing = pytester.path / "only.txt"
-    listing.write_text("test_suite.py::test_a\ntest_suite.py::test_b\n")
+    listing = pytester.path / "only.json"
+    listing.write_text(ids_text(["test_suite.py::test_a", "test_suite.py::test_b"]))
     assert pytester.runpytest_subprocess("-k", "not test_b").parseoutcomes()["passed"] == 2
     result = pytester.runpytest_subprocess(f"--truegreen-only-ids={listing}", "-k", "not test_b")
     result.assert_outcomes(passed=1, deselected=2)  # test_b by -k, test_c by the listing

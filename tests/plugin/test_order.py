@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+
+from truegreen.core.protocol import ids_text
 
 SUITE = """
 import pytest
@@ -33,7 +34,7 @@ def test_report():
 
 def order_file(pytester: pytest.Pytester, ids: list[str]) -> Path:
     path = pytester.path / "order.json"
-    path.write_text(json.dumps(ids))
+    path.write_text(ids_text(ids))
     return path
 
 
@@ -92,13 +93,13 @@ def test_an_order_file_that_is_not_a_list_of_ids_is_a_usage_error(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "ERROR: truegreen: --truegreen-order expected a JSON list of node ids, found "
-            "{'test_suite.py::test_last': 1}"
+            f"ERROR: truegreen: --truegreen-order: {path}: expected a JSON list of node ids, "
+            """found '{"test_suite.py::test_last": 1}'"""
         ]
     )
     path.write_text("not json")
     result = pytester.runpytest_subprocess(f"--truegreen-order={path}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: truegreen: --truegreen-order expected a JSON list of node ids, found Expecting*"]
+        [f"ERROR: truegreen: --truegreen-order: {path}: expected JSON, found Expecting value*"]
     )

@@ -3,7 +3,7 @@
 The user's file is never written. The ablated source is served from memory by an import
 hook that the ``sitecustomize`` shim installs in the pytest process and in every Python
 child it starts (:mod:`truegreen.guards.mutant`; a warm run, forked from a server that
-started pytest once, installs it itself: :mod:`truegreen.cli.ablate_pytest`), so a
+started pytest once, installs it itself: :mod:`truegreen.runner.ablation`), so a
 ``kill -9`` at any moment loses no byte of anyone's source, and several ablations run side
 by side without seeing each other.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.cli import add_verb, forkserver
-from truegreen.cli.ablate_pytest import Runner
+from truegreen.cli import add_verb
 from truegreen.core.ablation import PASSING, Verdict, judge, premise
 from truegreen.core.errors import UsageError
 from truegreen.core.records import (
@@ -42,6 +40,9 @@ from truegreen.core.snippets import (
     find_statements,
     splice,
 )
+from truegreen.runner import forkserver
+from truegreen.runner.ablation import Runner
+from truegreen.runner.changes import changed_files
 
 EXAMPLE = """\
   truegreen ablate src/app/config.py --delete "if raw is None: return None" \\
@@ -201,22 +202,6 @@ def _test_files(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _changed(rev: str) -> set[str]:
-    git = ["git", "--no-optional-locks"]
-    diff = subprocess.run(
-        [*git, "diff", "--name-only", rev, "--"], capture_output=True, text=True, check=False
-    )
-    if diff.returncode != 0:
-        raise UsageError(f"truegreen ablate: --changed-since {rev}: {diff.stderr.strip()}")
-    new = subprocess.run(
-        [*git, "ls-files", "--others", "--exclude-standard"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return set(diff.stdout.split()) | set(new.stdout.split())
-
-
 @dataclass
 class Found:
     """What the test files hold: claims, prose-only records, and the files that could not
@@ -240,7 +225,11 @@ def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
         found.claims += claims
         found.prose += prose
     if changed_since:
-        changed = _changed(changed_since)
+        # a record whose target was deleted stays in, to be reported stale
+        real = changed_files(cwd, changed_since, who="truegreen ablate", flag="--changed-since",
+                             deleted=True)  # fmt: skip
+        here = os.path.realpath(cwd)
+        changed = {Path(os.path.relpath(path, here)).as_posix() for path in real}
         found.claims = [
             c for c in found.claims if c.path in changed or c.test.split("::")[0] in changed
         ]

@@ -6,17 +6,17 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
-import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from truegreen.cli import Status, add_verb
+from truegreen.core import protocol
 from truegreen.core.collectgate import Record, Verdict, is_test_file, verdicts
 from truegreen.core.errors import UsageError
-from truegreen.core.hermetic import GIT_UNSET, GIT_UNSET_PREFIXES
+from truegreen.runner.changes import changed_files
+from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
   truegreen collect-gate -- -m "not slow"            # changes since HEAD, committed or not
@@ -47,82 +47,18 @@ def add_parser(verbs: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The caller's environment without git's repository and config overrides: only the
-    checkout itself decides what changed."""
-    env = {
-        name: value
-        for name, value in environ.items()
-        if name not in GIT_UNSET and not name.startswith(GIT_UNSET_PREFIXES)
-    }
-    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_SYSTEM=os.devnull,
-               GIT_CONFIG_NOSYSTEM="1", LC_ALL="C")  # fmt: skip
-    return env
-
-
-def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, env=git_environment(os.environ), stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, errors="surrogateescape", check=False,
-        )  # fmt: skip
-    except OSError as exc:
-        raise UsageError(f"collect-gate: expected git on PATH, found none ({exc})") from None
-
-
-def changed_files(cwd: Path, base: str) -> list[str]:
-    """Real paths of the files added or changed since ``base``'s merge base with HEAD,
-    committed or not, untracked included; deleted files left out."""
-    top = _git(["rev-parse", "--show-toplevel"], cwd)
-    if top.returncode != 0:
-        raise UsageError(
-            f"collect-gate: expected a git checkout, found none at {str(cwd)!r}; "
-            "run it inside the repository"
-        )
-    root = Path(top.stdout.strip())
-    if _git(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], cwd).returncode != 0:
-        raise UsageError(
-            f"collect-gate: --base expected a git revision, found {base!r}; "
-            "name a branch, tag or commit (default HEAD)"
-        )
-    merge_base = _git(["merge-base", base, "HEAD"], cwd)
-    since = merge_base.stdout.strip() if merge_base.returncode == 0 else base
-    names: set[str] = set()
-    for args in (
-        ["diff", "--name-only", "-z", "--diff-filter=d", since, "--"],
-        ["ls-files", "--others", "--exclude-standard", "-z"],
-    ):
-        done = _git(args, root)
-        if done.returncode != 0:
-            said = done.stderr.strip().splitlines() or ["no output"]
-            raise UsageError(f"collect-gate: git {args[0]} failed: {said[-1]}")
-        names.update(name for name in done.stdout.split("\0") if name)
-    return sorted(os.path.realpath(root / name) for name in names)
-
-
 def collect(cwd: Path, pytest_args: Sequence[str], record_file: Path) -> Record:
     """Run the pytest command once with --collect-only and the recording plugin."""
-    argv = [sys.executable, "-m", "pytest", "--collect-only", "-q",
-            "-p", "truegreen.plugin.collectrecord", f"--truegreen-collect-record={record_file}",
-            *pytest_args]  # fmt: skip
-    done = subprocess.run(
-        argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        errors="replace", check=False,
-    )  # fmt: skip
-    if done.returncode in (3, 4) or not record_file.is_file():
+    pytest = PytestProcess(pytest_args, who="collect-gate", cwd=cwd)
+    record = [f"{protocol.COLLECT_RECORD.flag}={record_file}"]
+    done = pytest.call(pytest.argv(["--collect-only", "-q", "-p", protocol.COLLECT_RECORD_PLUGIN,
+                                    *record]))  # fmt: skip
+    if done.status in (3, 4) or not record_file.is_file():
         raise UsageError(
             f"collect-gate: expected pytest to collect with {shlex.join(pytest_args)!r}, "
-            f"found exit {done.returncode}: {_complaint(done.stderr + done.stdout)}; "
-            "fix the arguments after --"
+            f"found exit {done.status}: {done.last_line()}; fix the arguments after --"
         )
     return Record.from_data(json.loads(record_file.read_text(encoding="utf-8")))
-
-
-def _complaint(output: str) -> str:
-    """The line of pytest's output that says what went wrong."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [line for line in lines if "error" in line.lower()]
-    return (errors or lines or ["no output"])[-1]
 
 
 def _read(path: str) -> str:
@@ -134,7 +70,8 @@ def _read(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
-    changed = [p for p in changed_files(cwd, args.base) if p.endswith(".py")]
+    changed = changed_files(cwd, args.base, who="collect-gate", flag="--base")
+    changed = [p for p in changed if p.endswith(".py")]
     found: list[Verdict] = []
     if changed:  # no Python file changed: nothing to collect, so pytest need not run
         with tempfile.TemporaryDirectory(prefix="truegreen-collect-gate-") as scratch:

@@ -13,9 +13,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from truegreen.cli.procs import ALLOWED, end_tree
 from truegreen.demo.model import SERVICE, Command, Ran, Shown
 from truegreen.demo.sections import Section
+from truegreen.runner.procs import ALLOWED, end_tree
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

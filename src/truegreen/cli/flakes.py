@@ -5,22 +5,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import random
 import shlex
-import shutil
 import sys
-import tempfile
-import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from truegreen.cli import Status, add_verb
-from truegreen.cli.procs import run_until
 from truegreen.core import flakes
 from truegreen.core.errors import UsageError
-from truegreen.core.metrics import Stream, read_dir
+from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
   truegreen flakes -- tests/                       # 4 runs, a random seed (printed)
@@ -37,6 +30,8 @@ FIXES = {
     "(a seed, a frozen clock, a per-test resource); never rerun it until green",
 }
 CULPRIT = {flakes.VICTIM: "polluter", flakes.BRITTLE: "state-setter"}
+# Each run in the order asked for, without the user's cache of last failures.
+OPTIONS = ("-q", "-p", "no:randomly", "-p", "no:cacheprovider")
 
 
 def add_parser(verbs: Any) -> None:
@@ -90,130 +85,35 @@ def _check(args: argparse.Namespace) -> None:
             )
 
 
-def _last_line(output: bytes) -> str:
-    lines = output.decode(errors="replace").strip().splitlines()
-    return lines[-1] if lines else "no output"
-
-
-class Pytest:
-    """Runs pytest on one order of tests and hands back the run's event stream."""
-
-    def __init__(
-        self, pytest_args: Sequence[str], workdir: Path, timeout: Optional[float] = None
-    ) -> None:
-        self.pytest_args = list(pytest_args)
-        self.timeout = timeout
-        self.workdir = workdir
-        self.calls = 0
-        self.argv = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
-        # An -n W in the suite's addopts would scatter a bisection over workers; -n 0, placed
-        # after the user's arguments, keeps a run in one process unless it asks for xdist.
-        blocked = any("no:xdist" in arg for arg in self.pytest_args)
-        xdist = not blocked and importlib.util.find_spec("xdist") is not None
-        self.one_process = ("-n", "0") if xdist else ()
-
-    def collect(self) -> list[str]:
-        self.calls += 1
-        out = self.workdir / "collected.json"
-        argv = [*self.argv, "--collect-only", "-q", f"--truegreen-plan-out={out}",
-                *self.pytest_args, *self.one_process]  # fmt: skip
-        status, output, _ = run_until(argv, os.environ, None, capture=True, everything=False)
-        if not out.is_file():
-            raise UsageError(
-                f"truegreen flakes: expected pytest to collect with the truegreen plugin on, "
-                f"found exit {status}: {_last_line(output)}"
-            )
-        return list(json.loads(out.read_text(encoding="utf-8"))["units"])
-
-    def run(self, order: Sequence[str], workers: Optional[int] = None) -> list[Stream]:
-        self.calls += 1
-        order_file = self.workdir / f"order-{self.calls}.json"
-        metrics = self.workdir / f"metrics-{self.calls}"
-        order_file.write_text(json.dumps(list(order)), encoding="utf-8")
-        argv = [*self.argv, "-q", f"--truegreen-metrics={metrics}",
-                f"--truegreen-order={order_file}", *self.pytest_args,
-                *(("-n", str(workers)) if workers else self.one_process)]  # fmt: skip
-        deadline = time.time() + self.timeout if self.timeout else None
-        status, output, timed_out = run_until(argv, os.environ, deadline, capture=True,
-                                              everything=False)  # fmt: skip
-        if timed_out:
-            _progress(f"  the run was ended after {self.timeout:g}s (--run-timeout); the test "
-                      "it was running counts as failed")  # fmt: skip
-        try:
-            if not metrics.is_dir() or not any(metrics.rglob("*.jsonl")):
-                raise UsageError(
-                    f"truegreen flakes: expected pytest to run the tests and record them, "
-                    f"found exit {status}: {_last_line(output)}"
-                )
-            return read_dir(metrics)
-        finally:
-            order_file.unlink()
-            shutil.rmtree(metrics, ignore_errors=True)
-
-    def fails(self, order: Sequence[str]) -> bool:
-        failed = flakes.failed_in(order[-1], self.run(order))
-        before = f"after {len(order) - 1} tests" if len(order) > 1 else "alone"
-        _progress(f"  {before}: {'failed' if failed else 'passed'}")
-        return failed
-
-
 def _progress(message: str) -> None:
     sys.stderr.write(f"truegreen flakes: {message}\n")
     sys.stderr.flush()
 
 
-def hunt(args: argparse.Namespace, pytest: Pytest, ids: list[str]) -> flakes.Report:
-    """N runs in different orders, then a diagnosis of each test whose outcome varied."""
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-    _progress(f"{len(ids)} tests, {args.runs} runs, seed {seed}")
-    observations: list[flakes.Observation] = []
-    for number, order in enumerate(flakes.orders(ids, seed, args.runs)):
-        # Collection order and its reverse run in one process, so each pair meets both ways
-        # round; every second shuffle runs under xdist, where a test keeps other company.
-        workers = args.xdist if args.xdist and number >= 2 and number % 2 == 1 else None
-        label = ("collection order", "reversed")[number] if number < 2 else "shuffled"
-        seen = flakes.observe(number, pytest.run(order, workers))
-        observations += seen
-        failed = sum(o.failed for o in seen)
-        _progress(f"run {number + 1}/{args.runs} ({label}"
-                  f"{f', -n {workers}' if workers else ''}): {failed} failed")  # fmt: skip
-    findings = []
-    position = {test: n for n, test in enumerate(ids)}
-    for test in sorted(flakes.varying(observations), key=position.__getitem__):
-        _progress(f"examining {test}")
-        findings.append(flakes.diagnose(test, observations, pytest.fails))
-    always = tuple(sorted(flakes.always_failing(observations), key=position.__getitem__))
-    return flakes.Report(seed, args.runs, len(ids), tuple(findings), always, pytest.calls)
-
-
 def run(args: argparse.Namespace) -> int:
     _check(args)
-    workdir = Path(tempfile.mkdtemp(prefix="truegreen-flakes-"))
-    try:
-        pytest = Pytest(args.pytest_args, workdir, args.run_timeout)
-        _progress("collecting")
-        ids = pytest.collect()
-        if not ids:
+    pytest = PytestProcess(args.pytest_args, who="truegreen flakes", options=OPTIONS,
+                           one_process=True, timeout=args.run_timeout,
+                           progress=_progress)  # fmt: skip
+    _progress("collecting")
+    ids = list(pytest.collect_units())
+    if not ids:
+        raise UsageError(
+            f"truegreen flakes: expected tests to run, found none collected by "
+            f"{shlex.join(args.pytest_args)!r}"
+        )
+    hunt = flakes.Hunt(ids, lambda order, workers: pytest.run(order=order, workers=workers),
+                       _progress)  # fmt: skip
+    if args.victim:
+        if args.victim not in ids:
             raise UsageError(
-                f"truegreen flakes: expected tests to run, found none collected by "
-                f"{shlex.join(args.pytest_args)!r}"
+                f"truegreen flakes: --victim expects a collected node id, found "
+                f"{args.victim!r} not among the {len(ids)} collected"
             )
-        if args.victim:
-            if args.victim not in ids:
-                raise UsageError(
-                    f"truegreen flakes: --victim expects a collected node id, found "
-                    f"{args.victim!r} not among the {len(ids)} collected"
-                )
-            _progress(f"bisecting {args.victim} among {len(ids) - 1} other tests")
-            finding = flakes.culprit_of(args.victim, ids, pytest.fails)
-            found = () if finding.kind == flakes.NOT_FOUND else (finding,)
-            verdict = f"{args.victim}: no polluter or state-setter: {finding.note}"
-            notes = () if found else (verdict,)
-            report = flakes.Report(None, 0, len(ids), found, (), pytest.calls, notes)
-        else:
-            report = hunt(args, pytest, ids)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        report = hunt.victim(args.victim)
+    else:
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+        report = hunt.varying(seed, args.runs, args.xdist)
     if args.format == "json":
         print(json.dumps(flakes.document(report), indent=2))
     else:

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cli import Status, add_verb
-from truegreen.cli.procs import sealed_environment
 from truegreen.core.errors import UsageError
 from truegreen.core.leakhunt import LeakReport, find_leaks
+from truegreen.runner.leaks import LeakRuns
+from truegreen.runner.process import PytestProcess
+from truegreen.runner.procs import sealed_environment
 
 EXAMPLE = """\
   truegreen leaks -- -q tests/
@@ -131,14 +133,9 @@ def run(args: argparse.Namespace) -> int:
     def seal(ambient: Mapping[str, str], home: str) -> dict[str, str]:
         return sealed_environment(ambient, home, keep)
 
-    report = find_leaks(
-        args.pytest_args,
-        dict(os.environ),
-        Path(os.path.expanduser("~")),
-        Path.cwd(),
-        seal,
-        _progress,
-    )
+    pytest = PytestProcess(args.pytest_args, who="truegreen leaks", cwd=Path.cwd())
+    runs = LeakRuns(pytest, os.environ, Path(os.path.expanduser("~")), seal)
+    report = find_leaks(runs, runs.machine(), _progress)
     if args.format == "json":
         print(json.dumps(document(report), indent=2))
     else:

@@ -3,31 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from truegreen.cli import Status, add_verb, forkserver
-from truegreen.cli.basetemp import RunBase, session_dir
-from truegreen.cli.forkclient import ForkServer, start_pytest
-from truegreen.cli.procs import (
-    Child,
-    become_subreaper,
-    reap_orphans,
-    run_until,
-    sealed_environment,
-    wait_until,
-)
+from truegreen.cli import Status, add_verb
+from truegreen.core import protocol
 from truegreen.core.errors import ConfigError, UsageError
 from truegreen.core.metrics import outcome_counts, read_dir, read_stream, summarize
+from truegreen.runner import forkserver
+from truegreen.runner.basetemp import RunBase, session_dir
+from truegreen.runner.forkclient import ForkServer
+from truegreen.runner.process import PytestProcess, TimedOut
+from truegreen.runner.procs import become_subreaper, reap_orphans, sealed_environment, wait_until
 
 EXAMPLE = """\
   truegreen run -- -q tests/
@@ -90,13 +84,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.isolate_files:
             return isolated(args, env, metrics, deadline, start)
-        argv = [sys.executable, "-m", "pytest", f"--truegreen-metrics={metrics}",
-                *args.pytest_args]  # fmt: skip
-        status, _, timed_out = run_until(argv, env, deadline)
-        if timed_out:
+        pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env)
+        argv = pytest.argv([f"--truegreen-metrics={metrics}"])
+        done = pytest.call(argv, deadline=deadline, everything=True, capture=False)
+        if done.timed_out:
             _deadline_message(start, _running(metrics))
             return Status.DEADLINE
-        return status
+        return done.status
     finally:
         shutil.rmtree(home, ignore_errors=True)
         if own_metrics:
@@ -129,18 +123,6 @@ class FileRun:
         return self.first_failure is not None and self.status == 0
 
 
-Launch = Callable[[Sequence[str], str], Child]
-
-
-def _launcher(server: Optional[ForkServer], env: dict[str, str]) -> Launch:
-    """Start ``pytest ARGS`` with its output in a file: forked by the server, or a new process."""
-
-    def launch(pytest_args: Sequence[str], output: str) -> Child:
-        return start_pytest(pytest_args, output, env, server)
-
-    return launch
-
-
 def _fork_server(args: argparse.Namespace, env: dict[str, str]) -> Optional[ForkServer]:
     if args.no_fork_server or not forkserver.available():
         return None
@@ -151,24 +133,14 @@ def _fork_server(args: argparse.Namespace, env: dict[str, str]) -> Optional[Fork
         return None
 
 
-def _files(
-    args: argparse.Namespace, launch: Launch, work: Path, deadline: Optional[float]
-) -> list[str]:
-    """The test files the selection reaches, in collection order."""
-    out = work / "units.json"
-    log = work / "collect.out"
-    child = launch(["--collect-only", "-p", "no:cacheprovider", f"--truegreen-plan-out={out}",
-                    f"--truegreen-basetemp-out={work / 'basetemp.json'}", *args.pytest_args],
-                   str(log))  # fmt: skip
-    status, timed_out = wait_until(child, deadline, everything=True)
-    if timed_out:
+def _files(pytest: PytestProcess, work: Path, deadline: Optional[float]) -> list[str]:
+    """The test files the selection reaches, in collection order (none when the deadline
+    ended the collection)."""
+    request = protocol.Request(basetemp_out=str(work / "basetemp.json"))
+    try:
+        nodeids = pytest.collect_units(request.argv(), deadline=deadline)
+    except TimedOut:
         return []
-    if not out.exists():
-        lines = log.read_bytes().decode(errors="replace").strip().splitlines()
-        last = lines[-1] if lines else "no output"
-        raise UsageError(f"truegreen run: pytest could not collect (exit {status}): {last}")
-    with open(out, encoding="utf-8") as handle:
-        nodeids = list(json.load(handle)["units"])
     files: list[str] = []
     for nodeid in nodeids:
         path = nodeid.split("::", 1)[0]
@@ -201,8 +173,9 @@ def isolated(
 ) -> int:
     reports = Path(tempfile.mkdtemp(prefix="truegreen-run-reports-"))
     server = _fork_server(args, env)
+    pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env, server=server)
     try:
-        return _isolated(args, _launcher(server, env), reports, metrics, deadline, start)
+        return _isolated(args, pytest, reports, metrics, deadline, start)
     finally:
         if server is not None:
             server.close()
@@ -212,13 +185,13 @@ def isolated(
 
 def _isolated(
     args: argparse.Namespace,
-    launch: Launch,
+    pytest: PytestProcess,
     reports: Path,
     metrics: Path,
     deadline: Optional[float],
     start: float,
 ) -> int:
-    files = _files(args, launch, reports, deadline)
+    files = _files(pytest, reports, deadline)
     if not files:
         if deadline is not None and time.time() >= deadline:
             _deadline_message(start, [])
@@ -229,7 +202,7 @@ def _isolated(
     lock = base.hold()
     status = 1  # an exception keeps the base, as a failed run does
     try:
-        status = _files_run(args, launch, reports, metrics, deadline, start, files, base)
+        status = _files_run(args, pytest, reports, metrics, deadline, start, files, base)
     finally:
         base.release(lock, status)
     return status
@@ -237,7 +210,7 @@ def _isolated(
 
 def _files_run(
     args: argparse.Namespace,
-    launch: Launch,
+    pytest: PytestProcess,
     reports: Path,
     metrics: Path,
     deadline: Optional[float],
@@ -253,12 +226,10 @@ def _files_run(
         limit = deadline
         if args.file_timeout:
             limit = min(x for x in (deadline, time.time() + args.file_timeout) if x is not None)
-        pytest_args = [
-            *args.pytest_args,
-            *(f"--truegreen-only-file={path}", f"--truegreen-metrics={metrics}"),
-            *("--truegreen-set", "allow-empty=true", *base.option(name)),
-        ]
-        child = launch(pytest_args, str(log))
+        request = protocol.Request(only_file=path)
+        after = [*request.argv(), f"--truegreen-metrics={metrics}",
+                 "--truegreen-set", "allow-empty=true", *base.option(name)]  # fmt: skip
+        child = pytest.start(pytest.argv(after=after), str(log))
         status, timed_out = wait_until(child, limit, everything=False)
         output = log.read_bytes().decode(errors="replace") if log.exists() else ""
         return status, output, _counts(metrics, child.pid), timed_out

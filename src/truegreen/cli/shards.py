@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +13,7 @@ from truegreen.core import config as tgconfig
 from truegreen.core.errors import ConfigError, UsageError
 from truegreen.core.manifests import load_dir, verify
 from truegreen.core.shards import assign_by_digest, assign_by_duration, plan, unit_durations
+from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
   pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/   # in each CI job
@@ -69,24 +67,6 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def _collect_units(pytest_args: list[str]) -> dict[str, str]:
-    """Node id -> unit, from a ``pytest --collect-only`` run with the same arguments."""
-    with tempfile.TemporaryDirectory(prefix="truegreen-plan-") as tmp:
-        out = os.path.join(tmp, "units.json")
-        argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                f"--truegreen-plan-out={out}", *pytest_args]  # fmt: skip
-        done = subprocess.run(argv, capture_output=True, text=True, check=False)
-        if not os.path.exists(out):
-            last = (done.stdout + done.stderr).strip().splitlines()
-            raise UsageError(
-                f"truegreen shards plan: pytest could not collect ({done.returncode}): "
-                f"{last[-1] if last else 'no output'}"
-            )
-        with open(out, encoding="utf-8") as handle:
-            units: dict[str, str] = json.load(handle)["units"]
-    return units
-
-
 def run_plan(args: argparse.Namespace) -> int:
     if args.count < 1:
         raise UsageError(f"truegreen shards plan: --count must be >= 1 (got {args.count})")
@@ -100,7 +80,7 @@ def run_plan(args: argparse.Namespace) -> int:
         durations = read_durations(durations_file)
     elif mode == "duration":
         raise ConfigError("truegreen shards plan: duration mode needs --durations FILE")
-    units = _collect_units(args.pytest_args)
+    units = PytestProcess(args.pytest_args, who="truegreen shards plan").collect_units()
     seconds, median = unit_durations(units, durations)
     if mode == "digest":
         result = plan(assign_by_digest(seconds, args.count), seconds, args.count)

@@ -24,3 +24,10 @@ class UsageError(TruegreenError):
     """A command line that cannot be carried out as written."""
 
     slug = "usage"
+
+
+class DataError(TruegreenError):
+    """A file truegreen reads back (a manifest, an event stream, a file a pytest run it
+    started left) is missing, malformed or contradicts itself."""
+
+    slug = "data"

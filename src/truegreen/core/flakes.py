@@ -3,7 +3,8 @@
 A test whose outcome varies between runs is a *victim* when it passes alone and fails after
 some *polluter*, *brittle* when it fails alone and passes only after some *state-setter*, and
 *non-order* when the order that showed one outcome shows the other on a second try (chance,
-time, the machine). Running pytest is the caller's business: everything here takes an oracle.
+time, the machine). Running pytest is the caller's business: a :class:`Hunt` takes a
+function that runs one order (:meth:`truegreen.runner.process.PytestProcess.run`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from truegreen.core.metrics import Stream, summarize
+from truegreen.core.outcomes import Outcomes
 
 VICTIM, BRITTLE, NON_ORDER = "victim", "brittle", "non-order"
 NOT_FOUND = "not-found"  # --victim named a test whose outcome no other test changes
@@ -23,6 +25,9 @@ REPRO = ("python", "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"
 
 # Runs order -> did the test under examination (always last in the order) fail?
 Oracle = Callable[[Sequence[str]], bool]
+# Runs pytest on exactly this order (under xdist with that many workers, or None).
+Run = Callable[[Sequence[str], Optional[int]], Outcomes]
+Progress = Callable[[str], None]
 
 
 def orders(ids: Sequence[str], seed: int, runs: int) -> list[list[str]]:
@@ -244,3 +249,56 @@ def document(report: Report) -> dict[str, object]:
         "always_failing": list(report.always_failing),
         "notes": list(report.notes),
     }
+
+
+class Hunt:
+    """A hunt over the collected tests ``ids`` (in collection order), running pytest
+    through ``run`` and telling ``progress`` what each run showed."""
+
+    def __init__(self, ids: Sequence[str], run: Run, progress: Progress = lambda line: None):
+        self.ids = list(ids)
+        self.position = {test: n for n, test in enumerate(self.ids)}
+        self._run = run
+        self.progress = progress
+        self.pytest_runs = 1  # the collection
+
+    def run(self, order: Sequence[str], workers: Optional[int] = None) -> Outcomes:
+        self.pytest_runs += 1
+        return self._run(order, workers)
+
+    def fails(self, order: Sequence[str]) -> bool:
+        """The oracle: whether the last test of ``order`` fails when run in that order."""
+        failed = failed_in(order[-1], self.run(order).streams)
+        before = f"after {len(order) - 1} tests" if len(order) > 1 else "alone"
+        self.progress(f"  {before}: {'failed' if failed else 'passed'}")
+        return failed
+
+    def varying(self, seed: int, runs: int, xdist: Optional[int] = None) -> Report:
+        """``runs`` runs in different orders, then a diagnosis of each test whose outcome
+        varied. Collection order and its reverse run in one process, so each pair meets
+        both ways round; with ``xdist``, every second shuffle runs under that many workers,
+        where a test keeps other company."""
+        self.progress(f"{len(self.ids)} tests, {runs} runs, seed {seed}")
+        observations: list[Observation] = []
+        for number, order in enumerate(orders(self.ids, seed, runs)):
+            workers = xdist if xdist and number >= 2 and number % 2 == 1 else None
+            label = ("collection order", "reversed")[number] if number < 2 else "shuffled"
+            seen = observe(number, self.run(order, workers).streams)
+            observations += seen
+            failed = sum(o.failed for o in seen)
+            self.progress(f"run {number + 1}/{runs} ({label}"
+                          f"{f', -n {workers}' if workers else ''}): {failed} failed")  # fmt: skip
+        findings = []
+        for test in sorted(varying(observations), key=self.position.__getitem__):
+            self.progress(f"examining {test}")
+            findings.append(diagnose(test, observations, self.fails))
+        always = sorted(always_failing(observations), key=self.position.__getitem__)
+        return Report(seed, runs, len(self.ids), tuple(findings), tuple(always), self.pytest_runs)
+
+    def victim(self, test: str) -> Report:
+        """Bisect one named test among the others, in collection order."""
+        self.progress(f"bisecting {test} among {len(self.ids) - 1} other tests")
+        finding = culprit_of(test, self.ids, self.fails)
+        found = () if finding.kind == NOT_FOUND else (finding,)
+        notes = () if found else (f"{test}: no polluter or state-setter: {finding.note}",)
+        return Report(None, 0, len(self.ids), found, (), self.pytest_runs, notes)

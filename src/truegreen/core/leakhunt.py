@@ -1,21 +1,31 @@
-"""The leak hunt: the suite ambient and sealed, then targeted reruns with factors put back."""
+"""The leak hunt: the suite ambient and sealed, then targeted reruns with factors put back.
+
+Running pytest is the caller's business (:class:`Runs`; :mod:`truegreen.runner.leaks`).
+"""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol
 
 from truegreen.core.errors import UsageError
-from truegreen.core.factors import Factor, ambient_factors, apply
+from truegreen.core.factors import Factor, Machine
 from truegreen.core.leaks import Subset, hunt
-from truegreen.core.outcomes import Outcomes, differing, run_outcomes
+from truegreen.core.outcomes import Outcomes, differing
 
-# (ambient environment, fresh home) -> the sealed environment, as ``truegreen run`` builds it.
-Seal = Callable[[Mapping[str, str], str], dict[str, str]]
+
+class Runs(Protocol):
+    """The runs a hunt asks for: the suite on the ambient machine, and sealed with some of
+    the ambient ``factors`` put back, kept to ``only`` (node ids) when given."""
+
+    def ambient(self) -> Outcomes: ...
+
+    def sealed(
+        self, factors: Sequence[Factor] = (), only: Optional[Sequence[str]] = None
+    ) -> Outcomes: ...
+
+
 Progress = Callable[[str], None]
 
 
@@ -47,53 +57,31 @@ def _tests(n: int) -> str:
     return f"{n} test" if n == 1 else f"{n} tests"
 
 
-def _sealed_run(
-    pytest_args: Sequence[str],
-    ambient: Mapping[str, str],
-    home: Path,
-    cwd: Path,
-    seal: Seal,
-    factors: Sequence[Factor] = (),
-    only: Optional[Sequence[str]] = None,
-) -> Outcomes:
-    fresh = tempfile.mkdtemp(prefix="truegreen-leaks-home-")
-    try:
-        env = apply(factors, seal(ambient, fresh), ambient, home)
-        return run_outcomes(pytest_args, env, cwd, only=only)
-    finally:
-        shutil.rmtree(fresh, ignore_errors=True)
-
-
 def find_leaks(
-    pytest_args: Sequence[str],
-    ambient: Mapping[str, str],
-    home: Path,
-    cwd: Path,
-    seal: Seal,
+    runs: Runs,
+    machine: Machine,
     progress: Progress = lambda line: None,
 ) -> LeakReport:
-    """Run the suite in ``ambient`` (whose home is ``home``) and sealed; for each test whose
-    outcome differs, find the smallest set of ambient factors that gives it back its
-    ambient outcome, rerunning only the differing tests."""
-    first = run_outcomes(pytest_args, ambient, cwd)
+    """Run the suite ambient and sealed; for each test whose outcome differs, find the
+    smallest set of the ``machine``'s ambient factors that gives it back its ambient
+    outcome, rerunning only the differing tests."""
+    first = runs.ambient()
     progress(f"ambient run: {_tests(len(first.tests))}, exit {first.status}")
     if not first.tests:
         raise UsageError(
             f"truegreen leaks: expected the ambient run to run tests, found none (pytest exit "
             f"{first.status}); check PYTEST_ARGS"
         )
-    second = _sealed_run(pytest_args, ambient, home, cwd, seal)
+    second = runs.sealed()
     progress(f"sealed run: {_tests(len(second.tests))}, exit {second.status}")
     tests = differing(first, second)
-    # The sealed home's path is not a factor (its contents are), so any path stands in.
-    machine = ambient_factors(ambient, seal(ambient, str(home)), home)
     factors = machine.factors
     if not tests:
         return LeakReport(len(first.tests), len(factors), machine.untried, 0, ())
     # A flake differs once; a leak differs again when the sealed run is repeated.
     progress(f"{_tests(len(tests))} differ")
     progress(f"rerun 1: {_tests(len(tests))}, the sealed run repeated")
-    again = _sealed_run(pytest_args, ambient, home, cwd, seal, only=tests)
+    again = runs.sealed(only=tests)
     unsteady = tuple(test for test in tests if again.of(test) != second.of(test))
     tests = [test for test in tests if test not in unsteady]
     if not tests:
@@ -106,7 +94,7 @@ def find_leaks(
         count += 1
         progress(f"rerun {count}: {_tests(len(which))}, {len(subset)} of {len(factors)} factors")
         chosen = [factors[i] for i in sorted(subset)]
-        done = _sealed_run(pytest_args, ambient, home, cwd, seal, chosen, which)
+        done = runs.sealed(chosen, which)
         return {test: done.of(test) == first.of(test) for test in which}
 
     found, searched = hunt(len(factors), tests, oracle)

@@ -23,7 +23,8 @@ from truegreen.plugin.rewriting import import_without_rewriting, mutant_first
 
 import_without_rewriting()
 
-from truegreen.core.errors import TruegreenError  # noqa: E402 - not through the rewriter
+from truegreen.core import protocol  # noqa: E402 - not through the rewriter
+from truegreen.core.errors import TruegreenError  # noqa: E402
 from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, HERMETIC_KEY  # noqa: E402
 
 
@@ -90,13 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="record the run's event stream into DIR (see truegreen metrics DIR)",
     )
-    group.addoption("--truegreen-plan-out", dest="truegreen_plan_out", help=argparse.SUPPRESS)
-    group.addoption("--truegreen-only-file", dest="truegreen_only_file", help=argparse.SUPPRESS)
-    group.addoption(
-        "--truegreen-basetemp-out", dest="truegreen_basetemp_out", help=argparse.SUPPRESS
-    )
-    group.addoption("--truegreen-only-ids", dest="truegreen_only_ids", help=argparse.SUPPRESS)
-    group.addoption("--truegreen-order", dest="truegreen_order", help=argparse.SUPPRESS)
+    for option in protocol.HIDDEN:  # the command's side of the protocol, never typed by hand
+        group.addoption(option.flag, dest=option.dest, help=argparse.SUPPRESS)
 
 
 # Dedicated flags that set one key each: (key, option dest).

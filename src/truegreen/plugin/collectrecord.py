@@ -17,20 +17,18 @@ from typing import Any, Optional
 
 import pytest
 
+from truegreen.core import protocol
+
 FORMAT = 1
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--truegreen-collect-record",
-        dest="truegreen_collect_record",
-        metavar="FILE",
-        help="write what the collection reached, ignored and kept to FILE (truegreen collect-gate)",
-    )
+    option = protocol.COLLECT_RECORD
+    parser.addoption(option.flag, dest=option.dest, metavar="FILE", help=option.meaning)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    target = config.getoption("truegreen_collect_record")
+    target = config.getoption(protocol.COLLECT_RECORD.dest)
     if target:
         config.pluginmanager.register(
             CollectRecord(config, Path(target)), "truegreen-collectrecord"

@@ -4,7 +4,6 @@ not as deselected. ``--truegreen-basetemp-out``: the run's temporary base, for i
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Container
 from pathlib import Path
@@ -12,6 +11,8 @@ from typing import Optional
 
 import pytest
 
+from truegreen.core import protocol
+from truegreen.core.errors import DataError
 from truegreen.guards.hook import quiet
 from truegreen.plugin.stash import SHARDED_OUT_KEY
 
@@ -65,8 +66,11 @@ class OnlyIds:
 
     @classmethod
     def from_file(cls, path: str) -> OnlyIds:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        return cls(frozenset(line for line in lines if line))
+        try:
+            ids = protocol.read_ids(Path(path).read_text(encoding="utf-8"), path)
+        except (OSError, DataError) as exc:
+            raise pytest.UsageError(f"truegreen: {protocol.ONLY_IDS.flag}: {exc}") from None
+        return cls(frozenset(ids))
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
@@ -91,10 +95,10 @@ class RunBasetemp:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         config = session.config
         factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
-        data = {
-            "basetemp": str(factory.getbasetemp()),
-            "given": config.option.basetemp is not None,
-            "policy": str(config.getini("tmp_path_retention_policy")),
-        }
+        written = protocol.Basetemp(
+            str(factory.getbasetemp()),
+            config.option.basetemp is not None,
+            str(config.getini("tmp_path_retention_policy")),
+        )
         with quiet(), open(self.path, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
+            handle.write(written.text())

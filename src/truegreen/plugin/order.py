@@ -1,17 +1,16 @@
 """``--truegreen-order=FILE``: exactly these tests, in exactly this order (``truegreen flakes``).
 
-The file is a JSON list of node ids. A file rather than node ids on the command line: a large
-suite's ids overflow the argument list, and a parametrized id holding ``::``, a space or a
-bracket of its own is read back from the command line as something else.
+The file's format is :func:`truegreen.core.protocol.ids_text`'s.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from truegreen.core import protocol
+from truegreen.core.errors import DataError
 from truegreen.plugin.stash import SHARDED_OUT_KEY
 
 
@@ -20,16 +19,13 @@ class ImposedOrder:
 
     def __init__(self, path: str) -> None:
         try:
-            ids = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            self.ids = protocol.read_ids(Path(path).read_text(encoding="utf-8"), path)
+        except OSError as exc:
             raise pytest.UsageError(
-                f"truegreen: --truegreen-order expected a JSON list of node ids, found {exc}"
+                f"truegreen: {protocol.ORDER.flag} expected a readable file, found {exc}"
             ) from None
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise pytest.UsageError(
-                f"truegreen: --truegreen-order expected a JSON list of node ids, found {ids!r:.80}"
-            )
-        self.ids: list[str] = ids
+        except DataError as exc:
+            raise pytest.UsageError(f"truegreen: {protocol.ORDER.flag}: {exc}") from None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
@@ -39,8 +35,8 @@ class ImposedOrder:
         missing = [nodeid for nodeid in self.ids if nodeid not in by_id]
         if missing:
             raise pytest.UsageError(
-                f"truegreen: --truegreen-order expected collected node ids, found {len(missing)} "
-                f"that were not collected, first {missing[0]!r}"
+                f"truegreen: {protocol.ORDER.flag} expected collected node ids, found "
+                f"{len(missing)} that were not collected, first {missing[0]!r}"
             )
         wanted = set(self.ids)
         away = [item for item in items if item.nodeid not in wanted]

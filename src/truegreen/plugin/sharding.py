@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 import pytest
 
+from truegreen.core import protocol
 from truegreen.core.config import Config
 from truegreen.core.errors import ConfigError
 from truegreen.core.manifests import FORMAT, manifest_name
@@ -86,7 +87,7 @@ class ShardPlugin:
         self.settings = settings
         self.spec: Optional[ShardSpec] = parse_shard(settings.shard) if settings.shard else None
         self.manifest_dir = Path(settings.manifest) if settings.manifest else None
-        self.plan_out: Optional[str] = config.getoption("truegreen_plan_out")
+        self.plan_out: Optional[str] = config.getoption(protocol.PLAN_OUT.dest)
         self.collected: list[str] = []
         self.data: dict[str, Any] = {}
         self.outcomes: dict[str, str] = {}
@@ -149,7 +150,7 @@ class ShardPlugin:
         units = {item.nodeid: unit_of(item.nodeid, _group(item)) for item in items}
         eligible = [item.nodeid for item in items]
         if self.plan_out:
-            write_atomic(Path(self.plan_out), {"format": FORMAT, "units": units})
+            write_atomic(Path(self.plan_out), protocol.units_document(units))
         if self.spec is not None:
             try:
                 shard_of = self._assign(units)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -14,10 +13,10 @@ import pytest
 
 from truegreen.core.config import Config
 from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
+from truegreen.guards.git import GitError, environment, git
 from truegreen.guards.hook import quiet
 
 # Captured at import: a test that mocks these must not blind the guard that watches it.
-_run = subprocess.run
 _open = open
 _lstat = os.lstat
 _readlink = os.readlink
@@ -27,39 +26,19 @@ HASH_LIMIT = 1 << 20
 SECTION = "truegreen tree guard"
 # Set on a teardown report as a plain list of [path, what], so xdist can ship it to the controller.
 REPORT_ATTR = "truegreen_tree_changes"
-_STATUS = ("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
-
-
-class GitError(Exception):
-    """git could not say what the tree looks like; the guard reports it rather than pass."""
-
-
-def _git(
-    args: Sequence[str], cwd: str, env: Mapping[str, str]
-) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return _run(
-            ["git", *args], cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True
-        )
-    except OSError as exc:
-        raise GitError(f"could not run git: {exc}") from None
-
-
-def _first_line(data: bytes) -> str:
-    lines = os.fsdecode(data).strip().splitlines()
-    return lines[0] if lines else "no message"
+_STATUS = ("status", "--porcelain=v1", "-z", "--untracked-files=all")
 
 
 def find_checkout(root: Path, env: Mapping[str, str]) -> tuple[Optional[str], str]:
     """The top of the git checkout holding ``root``, or None and the reason there is none."""
     try:
         with quiet():
-            done = _git(["rev-parse", "--show-toplevel"], str(root), env)
+            done = git(["rev-parse", "--show-toplevel"], str(root), env)
     except GitError:
         return None, "git not found"
-    if done.returncode == 0:
-        return os.fsdecode(done.stdout).rstrip("\r\n"), ""
-    message = _first_line(done.stderr)
+    if done.ok:
+        return done.text(), ""
+    message = done.complaint()
     if "not a git repository" in message:
         return None, f"not a git checkout: {root}"
     return None, f"git rev-parse failed in {root}: {message}"
@@ -99,9 +78,9 @@ class Checkout:
             return self._snapshot()
 
     def _snapshot(self) -> Snapshot:
-        done = _git(_STATUS, self.top, self.env)
-        if done.returncode != 0:
-            raise GitError(f"git status failed in {self.top}: {_first_line(done.stderr)}")
+        done = git(_STATUS, self.top, self.env)
+        if not done.ok:
+            raise GitError(f"git status failed in {self.top}: {done.complaint()}")
         try:
             parsed = parse_status(done.stdout)
         except ValueError as exc:
@@ -140,7 +119,8 @@ class TreeGuardPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> TreeGuardPlugin:
-        env = dict(os.environ)  # before any test is sealed: git sees the developer's setup
+        # before any test is sealed: git sees the developer's excludes file
+        env = environment(os.environ, user_config=True)
         top, why_off = find_checkout(config.rootpath, env)
         checkout = None
         if top is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from truegreen.cli.basetemp import LOCK, RunBase, removed_at_end, session_dir
+from truegreen.runner.basetemp import LOCK, RunBase, removed_at_end, session_dir
 
 
 def written(tmp_path: Path, *, given: bool = False, policy: str = "all") -> Path:
@@ -76,7 +76,7 @@ def test_it_brings_back_a_base_the_collecting_session_removed(tmp_path: Path) ->
 
 def test_it_keeps_the_base_of_a_failed_run_under_the_failed_policy(tmp_path: Path) -> None:
     """Ablation: replace `policy == "failed" and status == 0` with `policy == "failed"` in
-    `src/truegreen/cli/basetemp.py`."""
+    `src/truegreen/runner/basetemp.py`."""
     base = RunBase.read(written(tmp_path, policy="failed"))
     lock = base.hold()
     (tmp_path / "pytest-3" / "f0-test_a").mkdir()
@@ -85,7 +85,7 @@ def test_it_keeps_the_base_of_a_failed_run_under_the_failed_policy(tmp_path: Pat
 
 
 def test_it_neither_locks_nor_removes_the_users_basetemp(tmp_path: Path) -> None:
-    """Ablation: delete `if self.given: return None` in `src/truegreen/cli/basetemp.py`."""
+    """Ablation: delete `if self.given: return None` in `src/truegreen/runner/basetemp.py`."""
     base = RunBase.read(written(tmp_path, given=True, policy="none"))
     assert removed_at_end(given=False, policy="none", status=0)  # were it not the user's
     lock = base.hold()
@@ -97,7 +97,7 @@ def test_it_neither_locks_nor_removes_the_users_basetemp(tmp_path: Path) -> None
 
 def test_it_leaves_a_lock_it_did_not_take(tmp_path: Path) -> None:
     """Ablation: replace `os.O_WRONLY | os.O_CREAT | os.O_EXCL` with `os.O_WRONLY | os.O_CREAT`
-    in `src/truegreen/cli/basetemp.py`."""
+    in `src/truegreen/runner/basetemp.py`."""
     base = RunBase.read(written(tmp_path))
     (tmp_path / "pytest-3").mkdir()
     (tmp_path / "pytest-3" / LOCK).write_text("4242")

@@ -16,7 +16,7 @@ exists and ``{"id", "status"}`` when it has ended. Its first line names the file
 modules it imported, which no child can import afresh (``truegreen ablate --warm``). The
 server has one thread (a fork copies only the calling thread); it waits on its input and
 on ``SIGCHLD`` through a wake-up pipe. The controller's side is
-:mod:`truegreen.cli.forkclient`.
+:mod:`truegreen.runner.forkclient`.
 """
 
 from __future__ import annotations
@@ -32,23 +32,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from truegreen.cli.forkchild import Avoid, Avoided, environ, loaded_files
+from truegreen.core.protocol import PLUGIN_MODULES
+from truegreen.runner.forkchild import Avoid, Avoided, environ, loaded_files
 
-# The plugin's modules that pytest_configure imports when their feature is on: every run
-# imports most of them, and importing them runs no code of the user's.
-TRUEGREEN_MODULES = (
-    "truegreen.core.config",
-    "truegreen.plugin.ambient",
-    "truegreen.plugin.guards",
-    "truegreen.plugin.hermetic",
-    "truegreen.plugin.hints",
-    "truegreen.plugin.integrity",
-    "truegreen.plugin.isolate",
-    "truegreen.plugin.metrics",
-    "truegreen.plugin.platforms",
-    "truegreen.plugin.sharding",
-    "truegreen.plugin.treeguard",
-)
 # What a builtin plugin of pytest imports in every session, unless ``-p no:debugging``: the
 # debugging plugin imports pdb (and with it code, cmd, bdb) when it configures.
 PYTEST_MODULES = ("pdb",)
@@ -103,7 +89,7 @@ else:  # pytest before 8.4 reads PYTEST_DISABLE_PLUGIN_AUTOLOAD itself
     mark(hook)
 if "truegreen.guards.mutant" in sys.modules:
     sys.modules["truegreen.guards.mutant"].to_front()
-from truegreen.cli.forkserver import serve
+from truegreen.runner.forkserver import serve
 sys.exit(serve(config, options))
 """
 
@@ -139,7 +125,7 @@ def preload(config: Any, options: dict[str, Any]) -> None:
             for name in _iter_rewritable_modules(str(f) for f in dist.files or ()):
                 _try_import(name)
         if "truegreen" not in skip:
-            for module in TRUEGREEN_MODULES:
+            for module in PLUGIN_MODULES:
                 _try_import(module)
     finally:
         sys.meta_path.remove(avoid)

@@ -5,17 +5,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.helpers import LEAKY_CULPRITS, leaky_machine
-from truegreen.cli.procs import sealed_environment
-from truegreen.core.leakhunt import Leak, find_leaks
+from truegreen.core.leakhunt import Leak, LeakReport, Progress, find_leaks
+from truegreen.runner.leaks import LeakRuns
+from truegreen.runner.process import PytestProcess
+from truegreen.runner.procs import sealed_environment
 
 CANARY = "tg-canary-leakhunt-18"
+
+
+def hunt(
+    ambient: dict[str, str], home: Path, project: Path, progress: Progress = lambda line: None
+) -> LeakReport:
+    pytest = PytestProcess(["-p", "no:cacheprovider"], who="leaks", cwd=project)
+    runs = LeakRuns(pytest, ambient, home, sealed_environment)
+    return find_leaks(runs, runs.machine(), progress)
 
 
 def test_each_leak_is_blamed_on_its_own_culprit_and_no_other(tmp_path: Path) -> None:
     project, ambient, home = leaky_machine(tmp_path, CANARY)
     lines: list[str] = []
-    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project,
-                        sealed_environment, lines.append)  # fmt: skip
+    report = hunt(ambient, home, project, lines.append)
     blamed = {leak.test: [f.label for f in leak.culprit or ()] for leak in report.leaks}
     assert blamed == LEAKY_CULPRITS
     assert {(leak.ambient, leak.sealed) for leak in report.leaks} == {("failed", "passed")}
@@ -31,7 +40,7 @@ def test_a_suite_without_leaks_reports_none_and_reruns_nothing(tmp_path: Path) -
     `src/truegreen/core/outcomes.py`."""
     project, ambient, home = leaky_machine(tmp_path, CANARY)
     (project / "test_leaky.py").write_text("def test_arithmetic():\n    assert 1 + 1 == 2\n")
-    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
+    report = hunt(ambient, home, project)
     assert report.tests == 1  # premise: the suite ran
     assert (report.leaks, report.reruns) == ((), 0)
 
@@ -49,7 +58,7 @@ def test_a_test_no_factor_explains_has_no_culprit(tmp_path: Path) -> None:
         "    mark.write_text('x')\n"
         "    assert first\n"
     )
-    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
+    report = hunt(ambient, home, project)
     assert report.leaks == (Leak("test_leaky.py::test_first_run_only", "passed", "failed", None),)
     assert report.reruns == 2  # the sealed run repeated, every factor at once, and no search
 
@@ -72,7 +81,7 @@ def test_a_difference_the_repeated_sealed_run_does_not_show_is_a_flake_not_a_lea
         "    runs.write_text(seen + 'x')\n"
         "    assert len(seen) % 2 == 0\n"
     )
-    report = find_leaks(["-p", "no:cacheprovider"], ambient, home, project, sealed_environment)
+    report = hunt(ambient, home, project)
     assert runs.read_text() == "xxx"  # premise: passed, failed sealed, passed sealed again
     assert (report.leaks, report.unsteady) == ((), ("test_leaky.py::test_every_other_run",))
     assert report.reruns == 1

@@ -11,13 +11,15 @@ as xdist gives its workers: one run is one numbered directory, kept or removed a
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from truegreen.core.errors import DataError
+from truegreen.core.protocol import Basetemp
 
 LOCK = ".lock"  # pytest's lock: a numbered directory with a fresh one is never rotated away
 
@@ -48,10 +50,10 @@ class RunBase:
     @classmethod
     def read(cls, written: Path) -> RunBase:
         try:
-            data = json.loads(written.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            found = Basetemp.read(written.read_text(encoding="utf-8"), str(written))
+        except (OSError, DataError):
             return cls(None)
-        return cls(Path(data["basetemp"]), bool(data["given"]), str(data["policy"]))
+        return cls(Path(found.path), found.given, found.policy)
 
     def option(self, name: str) -> list[str]:
         """The pytest option that puts a session's basetemp under the base, if there is one."""

@@ -1,6 +1,6 @@
 """The controller's side of the fork server: start it, ask it for children, wait on them.
 
-The protocol and the server itself are in :mod:`truegreen.cli.forkserver`.
+The protocol and the server itself are in :mod:`truegreen.runner.forkserver`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Optional
 
-from truegreen.cli.forkserver import SERVE, server_options
-from truegreen.cli.procs import Child
+from truegreen.runner.forkserver import SERVE, server_options
+from truegreen.runner.procs import Child
 
 
 class Remote:
@@ -75,15 +75,20 @@ class ForkServer:
         return cls(process, ready.get("loaded", ()))
 
     def spawn(
-        self, args: Sequence[str], output: str, env: Optional[Mapping[str, str]] = None
+        self,
+        args: Sequence[str],
+        output: str,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
     ) -> Remote:
         """Fork a child running ``pytest ARGS`` with its output in the file ``output``, in
-        ``env`` (by default the server's)."""
+        ``env`` (by default the server's) and ``cwd`` (by default this process's)."""
         remote = Remote()
         with self.lock:
             number, self.next_id = self.next_id, self.next_id + 1
             self.children[number] = remote
-            request = {"id": number, "args": list(args), "output": output, "cwd": os.getcwd()}
+            request = {"id": number, "args": list(args), "output": output,
+                       "cwd": cwd or os.getcwd()}  # fmt: skip
             if env is not None:
                 request["env"] = dict(env)
             try:
@@ -137,17 +142,22 @@ class ForkServer:
 
 def start_pytest(
     args: Sequence[str],
-    output: str,
+    output: Optional[str],
     env: Mapping[str, str],
     server: Optional[ForkServer] = None,
     fork_env: Optional[Mapping[str, str]] = None,
+    cwd: Optional[str] = None,
+    python: str = sys.executable,
 ) -> Child:
     """Start ``pytest ARGS`` with its output in the file ``output``: forked by ``server``
     (in ``fork_env`` when the child's environment differs from the server's), or, with no
-    server, ``python -m pytest`` in ``env`` as a new process in a session of its own."""
+    server, ``python -m pytest`` in ``env`` as a new process in a session of its own (its
+    output on this process's own, with ``output`` None)."""
     if server is not None:
-        return server.spawn(args, output, fork_env)
+        return server.spawn(args, output or os.devnull, fork_env, cwd)
+    argv = [python, "-m", "pytest", *args]
+    if output is None:
+        return subprocess.Popen(argv, env=dict(env), cwd=cwd, start_new_session=True)
     with open(output, "wb") as handle:
-        return subprocess.Popen([sys.executable, "-m", "pytest", *args], env=dict(env),
-                                start_new_session=True, stdout=handle,
-                                stderr=subprocess.STDOUT)  # fmt: skip
+        return subprocess.Popen(argv, env=dict(env), cwd=cwd, start_new_session=True,
+                                stdout=handle, stderr=subprocess.STDOUT)  # fmt: skip

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from truegreen.cli import main
-from truegreen.cli.forkclient import ForkServer
-from truegreen.cli.forkserver import available, refusal, server_options
-from truegreen.cli.procs import sealed_environment, wait_until
 from truegreen.plugin.guards import SHIM_DIR
+from truegreen.runner.forkclient import ForkServer
+from truegreen.runner.forkserver import available, refusal, server_options
+from truegreen.runner.procs import sealed_environment, wait_until
 
 pytestmark = pytest.mark.skipif(not available(), reason="no fork on this platform")
 
@@ -131,8 +131,8 @@ def _server_with_site(tmp_path: Path, site: str) -> tuple[ForkServer, Path]:
 def test_the_server_s_atexit_handlers_and_buffers_stay_the_server_s(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: delete `atexit._clear()` in `src/truegreen/cli/forkserver.py`.
-    Ablation: delete `sys.stderr.flush()` in `src/truegreen/cli/forkserver.py`."""
+    """Ablation: delete `atexit._clear()` in `src/truegreen/runner/forkserver.py`.
+    Ablation: delete `sys.stderr.flush()` in `src/truegreen/runner/forkserver.py`."""
     marker = tmp_path / "atexit.log"
     site = (
         "import atexit, os, sys\n"
@@ -201,7 +201,7 @@ def test_files_are_forked_by_the_server_unless_asked_or_unable(
     log.mkdir()
     for name in ("test_a.py", "test_b.py"):
         (project / name).write_text(PARENT)
-    monkeypatch.setattr("truegreen.cli.forkserver.available", lambda: can_fork)
+    monkeypatch.setattr("truegreen.runner.forkserver.available", lambda: can_fork)
     monkeypatch.setenv("PARENT_LOG", str(log))
     monkeypatch.chdir(project)
     status = main(["run", "--keep-env", "PARENT_LOG", "--isolate-files", "-j", "2", *flags,

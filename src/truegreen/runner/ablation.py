@@ -4,7 +4,7 @@ Either way the run is ``python -m pytest`` with truegreen's ``sitecustomize`` sh
 ``PYTHONPATH`` and, for an ablated run, ``_TRUEGREEN_MUTANT`` naming the mutant, which the
 shim serves from memory in that process and every Python process it starts.
 
-The warm server (:mod:`truegreen.cli.forkserver`) imports pytest and the installed plugins
+The warm server (:mod:`truegreen.runner.forkserver`) imports pytest and the installed plugins
 once, but none of the files the claims ablate: a module imported before the fork would be
 the original in every child, whatever the child's import hook serves. It preloads no plugin
 that imports a target, and a claim whose target it imported all the same (truegreen's own
@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
-from truegreen.cli import forkserver
-from truegreen.cli.forkclient import ForkServer, start_pytest
-from truegreen.cli.procs import wait_until
 from truegreen.core.ablation import Run
 from truegreen.core.junit import read_junit
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
 from truegreen.guards.policy import RUN_VAR
+from truegreen.runner import forkserver
+from truegreen.runner.forkclient import ForkServer, start_pytest
+from truegreen.runner.procs import wait_until
 
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 OPTIONS = ("-q", "-p", "no:cacheprovider")

@@ -1,0 +1,183 @@
+"""The protocol between the ``truegreen`` command and the plugin in a pytest it starts.
+
+The command narrows, orders and questions the pytest processes it starts through hidden
+options, each naming a file: the command writes the node ids a run keeps, the plugin writes
+the units it collected and the temporary base it made. Everything both sides must agree on
+is here: the option names, the formats of those files, a function that builds the argv and
+one that reads it back, and the plugin modules a fork server may import ahead of a run.
+Plain data and JSON text only; who reads and writes the files is each side's business.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Optional
+
+from truegreen.core.errors import DataError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One hidden pytest option: its flag, the name pytest stores it under, what it does."""
+
+    flag: str
+    dest: str
+    meaning: str
+
+
+PLAN_OUT = Option(
+    "--truegreen-plan-out",
+    "truegreen_plan_out",
+    "write the selected tests' units (UNITS_FORMAT) to FILE after the selection",
+)
+ONLY_FILE = Option(
+    "--truegreen-only-file",
+    "truegreen_only_file",
+    "collect and run only the test file PATH of the selection (truegreen run --isolate-files)",
+)
+ONLY_IDS = Option(
+    "--truegreen-only-ids",
+    "truegreen_only_ids",
+    "run only the node ids FILE lists (a JSON list), within the selection",
+)
+ORDER = Option(
+    "--truegreen-order",
+    "truegreen_order",
+    "run exactly the node ids FILE lists (a JSON list), in that order",
+)
+BASETEMP_OUT = Option(
+    "--truegreen-basetemp-out",
+    "truegreen_basetemp_out",
+    "write the session's temporary base (BASETEMP fields) to FILE",
+)
+# Every hidden option the plugin adds, in the order the plugin adds them.
+HIDDEN = (PLAN_OUT, ONLY_FILE, BASETEMP_OUT, ONLY_IDS, ORDER)
+
+# ``truegreen collect-gate`` loads a plugin of its own by name, which adds one option.
+COLLECT_RECORD_PLUGIN = "truegreen.plugin.collectrecord"
+COLLECT_RECORD = Option(
+    "--truegreen-collect-record",
+    "truegreen_collect_record",
+    "write what the collection reached, ignored and kept to FILE (truegreen collect-gate)",
+)
+
+# The plugin's modules that pytest_configure imports when their feature is on: every run
+# imports most of them and none runs code of the user's, so a fork server imports them once.
+PLUGIN_MODULES = (
+    "truegreen.core.config",
+    "truegreen.plugin.ambient",
+    "truegreen.plugin.guards",
+    "truegreen.plugin.hermetic",
+    "truegreen.plugin.hints",
+    "truegreen.plugin.integrity",
+    "truegreen.plugin.isolate",
+    "truegreen.plugin.metrics",
+    "truegreen.plugin.platforms",
+    "truegreen.plugin.sharding",
+    "truegreen.plugin.treeguard",
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the command asks of one pytest run beyond the user's arguments: each field is
+    the file (or, for ``only_file``, the test file) its hidden option names, or None."""
+
+    plan_out: Optional[str] = None
+    only_file: Optional[str] = None
+    basetemp_out: Optional[str] = None
+    only_ids: Optional[str] = None
+    order: Optional[str] = None
+
+    def argv(self) -> list[str]:
+        """The hidden options, as arguments for pytest."""
+        given = ((OPTIONS[f.name], getattr(self, f.name)) for f in fields(self))
+        return [f"{option.flag}={value}" for option, value in given if value is not None]
+
+    @classmethod
+    def from_options(cls, getoption: Callable[[str], Any]) -> Request:
+        """Read the request back from pytest's parsed options (``config.getoption``)."""
+        values = {f.name: getoption(OPTIONS[f.name].dest) for f in fields(cls)}
+        return cls(**{name: str(v) if v else None for name, v in values.items()})
+
+
+OPTIONS = {
+    "plan_out": PLAN_OUT,
+    "only_file": ONLY_FILE,
+    "basetemp_out": BASETEMP_OUT,
+    "only_ids": ONLY_IDS,
+    "order": ORDER,
+}
+
+
+# -- the files ------------------------------------------------------------------------------
+
+UNITS_FORMAT = 1
+
+
+def units_document(units: Mapping[str, str]) -> dict[str, Any]:
+    """The plan-out file: ``{"format": 1, "units": {node id: unit}}``, in collection order.
+    A unit is what sharding never splits: a test, or a whole class or module (an xdist group)."""
+    return {"format": UNITS_FORMAT, "units": dict(units)}
+
+
+def read_units(text: str, source: str) -> dict[str, str]:
+    """Node id -> unit from a plan-out file's text; :class:`DataError` naming ``source``."""
+    data = _json(text, source)
+    units = data.get("units") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("format") != UNITS_FORMAT:
+        raise DataError(
+            f"{source}: expected a units document of format {UNITS_FORMAT}, found {text[:80]!r}"
+        )
+    if not isinstance(units, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in units.items()
+    ):
+        raise DataError(f"{source}: 'units' expected an object of node id -> unit")
+    return units
+
+
+def ids_text(nodeids: Sequence[str]) -> str:
+    """The only-ids and order files: a JSON list of node ids. A file rather than node ids on
+    the command line: a large suite's ids overflow the argument list, and a parametrized id
+    holding ``::``, a space or a bracket of its own is read back as something else."""
+    return json.dumps(list(nodeids))
+
+
+def read_ids(text: str, source: str) -> list[str]:
+    """The node ids of an only-ids or order file; :class:`DataError` naming ``source``."""
+    data = _json(text, source)
+    if not isinstance(data, list) or not all(isinstance(i, str) for i in data):
+        raise DataError(f"{source}: expected a JSON list of node ids, found {text[:80]!r}")
+    return data
+
+
+@dataclass(frozen=True)
+class Basetemp:
+    """The collecting session's temporary base: the directory, whether the user gave it
+    (``--basetemp``), and pytest's ``tmp_path_retention_policy`` for it."""
+
+    path: str
+    given: bool
+    policy: str
+
+    def text(self) -> str:
+        return json.dumps({"basetemp": self.path, "given": self.given, "policy": self.policy})
+
+    @classmethod
+    def read(cls, text: str, source: str) -> Basetemp:
+        data = _json(text, source)
+        try:
+            return cls(str(data["basetemp"]), bool(data["given"]), str(data["policy"]))
+        except (KeyError, TypeError):
+            raise DataError(
+                f"{source}: expected basetemp, given and policy, found {text[:80]!r}"
+            ) from None
+
+
+def _json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise DataError(f"{source}: expected JSON, found {exc}") from None

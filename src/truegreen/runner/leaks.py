@@ -1,0 +1,51 @@
+"""The runs of a leak hunt: the suite on the ambient machine, and sealed with factors put back."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Callable, Optional
+
+from truegreen.core.factors import Factor, Machine, ambient_factors, apply
+from truegreen.core.outcomes import Outcomes
+from truegreen.runner.process import PytestProcess
+
+# (ambient environment, fresh home) -> the sealed environment, as ``truegreen run`` builds it.
+Seal = Callable[[Mapping[str, str], str], dict[str, str]]
+
+
+class LeakRuns:
+    """:class:`truegreen.core.leakhunt.Runs` on this machine: ``pytest`` in ``ambient``
+    (whose home is ``home``), and sealed by ``seal`` in a fresh home for each run.
+
+    A run's output may hold the values of variables, so it is discarded: the hunt prints
+    names only.
+    """
+
+    def __init__(
+        self, pytest: PytestProcess, ambient: Mapping[str, str], home: Path, seal: Seal
+    ) -> None:
+        self.pytest = pytest
+        self.environ = dict(ambient)
+        self.home = home
+        self.seal = seal
+
+    def machine(self) -> Machine:
+        """The factors the sealed runs lack. The sealed home's path is not a factor (its
+        contents are), so any path stands in for it."""
+        return ambient_factors(self.environ, self.seal(self.environ, str(self.home)), self.home)
+
+    def ambient(self) -> Outcomes:
+        return self.pytest.run(env=self.environ, private=True)
+
+    def sealed(
+        self, factors: Sequence[Factor] = (), only: Optional[Sequence[str]] = None
+    ) -> Outcomes:
+        fresh = tempfile.mkdtemp(prefix="truegreen-leaks-home-")
+        try:
+            env = apply(factors, self.seal(self.environ, fresh), self.environ, self.home)
+            return self.pytest.run(only, env=env, private=True)
+        finally:
+            shutil.rmtree(fresh, ignore_errors=True)

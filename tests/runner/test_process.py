@@ -1,0 +1,91 @@
+"""pytest started by the command: its units collected, its outcomes read back, whole or in part."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from truegreen.core.errors import UsageError
+from truegreen.core.outcomes import MISSING
+from truegreen.runner.process import PytestProcess
+
+SUITE = """
+import pytest
+
+
+def test_pass():
+    pass
+
+
+def test_fail():
+    assert False
+
+
+@pytest.mark.skip(reason="later")
+def test_skip():
+    pass
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup")
+
+
+def test_error(broken):
+    pass
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_suite.py").write_text(SUITE)
+    (tmp_path / "tests" / "test_other.py").write_text("def test_other():\n    pass\n")
+    return tmp_path
+
+
+ARGS = ["-q", "-p", "no:cacheprovider"]
+
+
+def pytest_in(cwd: Path, args: list[str]) -> PytestProcess:
+    return PytestProcess(args, who="leaks", env=os.environ, cwd=cwd)
+
+
+def test_a_run_gives_each_tests_outcome_and_the_exit_status(project: Path) -> None:
+    done = pytest_in(project, ARGS).run()
+    assert done.status == 1
+    assert done.tests == (
+        {
+            "tests/test_other.py::test_other": "passed",
+            "tests/test_suite.py::test_pass": "passed",
+            "tests/test_suite.py::test_fail": "failed",
+            "tests/test_suite.py::test_skip": "skipped",
+            "tests/test_suite.py::test_error": "error",
+        }
+    )
+
+
+def test_only_the_node_ids_asked_for_run(project: Path) -> None:
+    """Ablation: replace `[i for i in items if i.nodeid in self.nodeids]` with `items` in
+    `src/truegreen/plugin/isolate.py`."""
+    everything = pytest_in(project, [*ARGS, "tests"]).run()
+    assert len(everything.tests) == 5  # premise: the user's selection holds every test
+    only = ["tests/test_suite.py::test_fail", "tests/test_other.py::test_other"]
+    done = pytest_in(project, [*ARGS, "tests"]).run(only)
+    assert done.tests == {only[0]: "failed", only[1]: "passed"}
+
+
+def test_node_ids_that_do_not_resolve_from_here_are_still_kept_to(project: Path) -> None:
+    """Run from tests/, where node ids (relative to the rootdir) are not paths."""
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    only = ["tests/test_suite.py::test_pass"]
+    done = pytest_in(project / "tests", ARGS).run(only)
+    assert done.tests == {only[0]: "passed"}
+    assert done.of("tests/test_suite.py::test_fail") == MISSING
+
+
+def test_a_run_without_the_plugin_is_an_error_naming_the_exit_status(project: Path) -> None:
+    with pytest.raises(UsageError, match=r"^leaks: expected pytest to run .* found exit 4: "):
+        pytest_in(project, [*ARGS, "-p", "no:truegreen"]).run()
