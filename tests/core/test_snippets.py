@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from truegreen.core.ablation import Unapplied, Verdict
 from truegreen.core.snippets import (
     SnippetError,
     choose,
@@ -32,15 +33,17 @@ def other(raw):
 def test_one_line_form_matches_the_two_line_form() -> None:
     spans = find_statements(MODULE, "if raw is None:\n    return None")
     assert [s.line for s in spans] == [2, 9]
-    assert choose(spans, None) == (None, "ambiguous: the snippet matches 2 places (lines 2, 9)")
-    assert choose(spans, 2)[0] == spans[1]
+    with pytest.raises(
+        Unapplied, match=r"^ambiguous: the snippet matches 2 places \(lines 2, 9\)$"
+    ):
+        choose(spans, None)
+    assert choose(spans, 2) == spans[1]
 
 
 def test_no_match_is_stale() -> None:
-    assert choose(find_statements(MODULE, "return 42"), None) == (
-        None,
-        "stale: the snippet matches nothing",
-    )
+    with pytest.raises(Unapplied) as caught:
+        choose(find_statements(MODULE, "return 42"), None)
+    assert caught.value.verdict == Verdict("stale", "the snippet matches nothing")
 
 
 def test_deleting_the_only_statement_of_a_block_leaves_pass() -> None:

@@ -14,14 +14,12 @@ import argparse
 import json
 import os
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from truegreen.cli import add_verb
-from truegreen.core.ablation import PASSING, Verdict, judge, premise
+from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
 from truegreen.core.errors import UsageError
 from truegreen.core.records import (
     Claim,
@@ -41,7 +39,7 @@ from truegreen.core.snippets import (
     splice,
 )
 from truegreen.runner import forkserver
-from truegreen.runner.ablation import Runner
+from truegreen.runner.ablation import Ablator, Outcome, Runner
 from truegreen.runner.changes import changed_files
 
 EXAMPLE = """\
@@ -115,76 +113,17 @@ def add_parser(verbs: Any) -> None:
 # -- one claim --------------------------------------------------------------------------
 
 
-@dataclass
-class Outcome:
-    claim: Claim
-    verdict: Verdict
-    seconds: float
-
-
-def mutate(source: str, claim: Claim, occurrence: Optional[int] = None) -> tuple[str, str]:
-    """(ablated source, "") or ("", verdict text) for a claim that cannot be applied."""
+def mutate(source: str, claim: Claim, occurrence: Optional[int] = None) -> str:
+    """The ablated source; :class:`Unapplied` for a claim that cannot be applied."""
     try:
         if claim.new is None:
-            span, problem = choose(find_statements(source, claim.snippet), occurrence)
-            return (delete(source, span), "") if span else ("", problem)
-        span, problem = choose(find_expressions(source, claim.snippet), occurrence)
-        return (splice(source, span, claim.new), "") if span else ("", problem)
+            return delete(source, choose(find_statements(source, claim.snippet), occurrence))
+        span = choose(find_expressions(source, claim.snippet), occurrence)
+        return splice(source, span, claim.new)
     except SnippetError as exc:
-        return "", f"broken: {exc}"
+        raise Unapplied(BROKEN, str(exc)) from None
     except SyntaxError as exc:
-        return "", f"broken: {claim.path}: {syntax_problem(exc)}"
-
-
-def _verdict_of(problem: str) -> Verdict:
-    word, _, detail = problem.partition(": ")
-    return Verdict(word, detail)
-
-
-class Ablator:
-    """Runs claims: the premise once per set of tests, then each claim's ablated run."""
-
-    def __init__(self, runner: Runner, jobs: int) -> None:
-        self.runner = runner
-        self.jobs = max(1, jobs)
-
-    def _premise(self, tests: tuple[str, ...]) -> tuple[Optional[Verdict], float]:
-        start = time.perf_counter()
-        return premise(self.runner.run(tests, None)), time.perf_counter() - start
-
-    def run(self, claims: list[tuple[Claim, tuple[str, ...], str, str]]) -> list[Outcome]:
-        """Each item: (claim, tests, ablated source, problem); a problem means no run.
-
-        Premise runs and ablated runs go to the pool together: with two workers a single
-        claim's premise and ablation run side by side, and a failed premise discards the
-        ablated verdict.
-        """
-        needed = sorted({tests for _, tests, _, problem in claims if not problem})
-        with ThreadPoolExecutor(self.jobs) as pool:
-            premises = {tests: pool.submit(self._premise, tests) for tests in needed}
-            runs = [
-                pool.submit(self._ablated, claim, tests, mutated) if not problem else None
-                for claim, tests, mutated, problem in claims
-            ]
-            outcomes = []
-            for (claim, tests, _mutated, problem), future in zip(claims, runs):
-                if future is None:
-                    outcome = Outcome(claim, _verdict_of(problem), 0.0)
-                else:
-                    failed, premise_seconds = premises[tests].result()
-                    verdict, seconds = future.result()
-                    outcome = Outcome(claim, failed or verdict, seconds + premise_seconds)
-                sys.stderr.write(
-                    f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} "
-                    f"({outcome.seconds:.1f}s)\n"
-                )
-                outcomes.append(outcome)
-        return outcomes
-
-    def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
-        start = time.perf_counter()
-        verdict = judge(self.runner.run(tests, (claim.path, mutated)))
-        return verdict, time.perf_counter() - start
+        raise Unapplied(BROKEN, f"{claim.path}: {syntax_problem(exc)}") from None
 
 
 # -- records ----------------------------------------------------------------------------
@@ -252,22 +191,25 @@ def _single(args: argparse.Namespace) -> list[Claim]:
     return [Claim(" ".join(args.test), args.path, snippet, args.new, 0)]
 
 
-def _prepare(claim: Claim, args: argparse.Namespace) -> tuple[str, str]:
-    """(ablated source, "") or ("", problem)."""
+def _prepare(claim: Claim, args: argparse.Namespace) -> Union[str, Verdict]:
+    """The ablated source, or the verdict of a claim that cannot be applied."""
     path = Path(claim.path)
-    if not path.is_file():
-        return "", f"stale: {claim.path} does not exist"
     try:
-        source = python_source(path.read_bytes())
-    except Unreadable as exc:
-        return "", f"broken: {claim.path}: {exc}"
-    if claim.snippet.startswith("lines ") and args.lines:
-        first, _, last = args.lines.partition("-")
+        if not path.is_file():
+            raise Unapplied(STALE, f"{claim.path} does not exist")
         try:
-            return delete_lines(source, int(first), int(last or first)), ""
-        except (ValueError, SnippetError) as exc:
-            return "", f"broken: {exc}"
-    return mutate(source, claim, args.occurrence if args.records is None else None)
+            source = python_source(path.read_bytes())
+        except Unreadable as exc:
+            raise Unapplied(BROKEN, f"{claim.path}: {exc}") from None
+        if claim.snippet.startswith("lines ") and args.lines:
+            first, _, last = args.lines.partition("-")
+            try:
+                return delete_lines(source, int(first), int(last or first))
+            except (ValueError, SnippetError) as exc:
+                raise Unapplied(BROKEN, str(exc)) from None
+        return mutate(source, claim, args.occurrence if args.records is None else None)
+    except Unapplied as exc:
+        return exc.verdict
 
 
 def run(args: argparse.Namespace) -> int:
@@ -284,8 +226,8 @@ def run(args: argparse.Namespace) -> int:
         plans = [(c, (c.test,)) for c in found.claims]
     else:
         plans = [(c, tuple(args.test)) for c in _single(args)]
-    items = [(c, tests, *_prepare(c, args)) for c, tests in plans]  # (claim, tests, src, why)
-    targets = sorted({c.path for c, _, _, problem in items if not problem})
+    items = [(c, tests, _prepare(c, args)) for c, tests in plans]
+    targets = sorted({c.path for c, _, ablated in items if isinstance(ablated, str)})
     # Warm by default where the OS can fork: as safe as a new process a run (docs/ablate.md)
     # and about half the CPU for one claim, a fifth for many.
     warm = forkserver.available() if args.warm is None else args.warm

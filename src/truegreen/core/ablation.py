@@ -33,6 +33,15 @@ class Verdict:
     failed: tuple[tuple[str, str], ...] = field(default=())
 
 
+class Unapplied(Exception):
+    """A claim that cannot be applied to its file; ``verdict`` says why (stale, ambiguous,
+    broken), and no pytest run is needed to know it."""
+
+    def __init__(self, verdict: str, detail: str) -> None:
+        super().__init__(f"{verdict}: {detail}")
+        self.verdict = Verdict(verdict, detail)
+
+
 def premise(run: Run) -> Verdict | None:
     """None when the unablated tests passed; otherwise the premise-failed verdict."""
     if run.timed_out:

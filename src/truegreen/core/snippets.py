@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from truegreen.core.ablation import AMBIGUOUS, STALE, Unapplied
 from truegreen.core.errors import UsageError
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
@@ -108,18 +109,19 @@ def delete_lines(source: str, first: int, last: int) -> str:
     raise SnippetError(f"--lines {first}-{last}: deleting them leaves no valid Python")
 
 
-def choose(spans: list[Span], occurrence: Optional[int]) -> tuple[Optional[Span], str]:
-    """The one span to mutate, or a verdict: ``stale`` (none) or ``ambiguous`` (several)."""
+def choose(spans: list[Span], occurrence: Optional[int]) -> Span:
+    """The one span to mutate; :class:`~truegreen.core.ablation.Unapplied` with the verdict
+    ``stale`` (none, or no such occurrence) or ``ambiguous`` (several) otherwise."""
     if occurrence is not None:
         if 1 <= occurrence <= len(spans):
-            return spans[occurrence - 1], ""
-        return None, f"stale: --occurrence {occurrence} of {len(spans)} matches"
+            return spans[occurrence - 1]
+        raise Unapplied(STALE, f"--occurrence {occurrence} of {len(spans)} matches")
     if not spans:
-        return None, "stale: the snippet matches nothing"
+        raise Unapplied(STALE, "the snippet matches nothing")
     if len(spans) > 1:
         lines = ", ".join(str(s.line) for s in spans)
-        return None, f"ambiguous: the snippet matches {len(spans)} places (lines {lines})"
-    return spans[0], ""
+        raise Unapplied(AMBIGUOUS, f"the snippet matches {len(spans)} places (lines {lines})")
+    return spans[0]
 
 
 def _char_col(text: str, byte_col: int) -> int:

@@ -18,15 +18,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
-from truegreen.core.ablation import Run
+from truegreen.core.ablation import Run, Verdict, judge, premise
 from truegreen.core.junit import read_junit
+from truegreen.core.records import Claim
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver
 from truegreen.runner.forkclient import ForkServer, start_pytest
+from truegreen.runner.process import last_line
 from truegreen.runner.procs import wait_until
 
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
@@ -94,9 +98,65 @@ class Runner:
             if timed_out:
                 return Run(status=-1, timed_out=True)
             with open(output, "rb") as handle:
-                lines = handle.read().decode(errors="replace").strip().splitlines()
-            tail = lines[-1].strip("= ") if lines else ""
+                tail = last_line(handle.read().decode(errors="replace"))
             if not os.path.exists(report):
                 return Run(status=status, tail=tail)
             results = read_junit(report)
             return Run(status, tuple(results.failed), results.passed, tail=tail)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    claim: Claim
+    verdict: Verdict
+    seconds: float
+
+
+# One claim to run: (claim, its tests, the ablated source or the verdict that needs no run).
+Item = tuple[Claim, tuple[str, ...], Union[str, Verdict]]
+
+
+class Ablator:
+    """Runs claims: the premise once per set of tests, then each claim's ablated run."""
+
+    def __init__(self, runner: Runner, jobs: int) -> None:
+        self.runner = runner
+        self.jobs = max(1, jobs)
+
+    def _premise(self, tests: tuple[str, ...]) -> tuple[Optional[Verdict], float]:
+        start = time.perf_counter()
+        return premise(self.runner.run(tests, None)), time.perf_counter() - start
+
+    def run(self, claims: Sequence[Item]) -> list[Outcome]:
+        """Premise runs and ablated runs go to the pool together: with two workers a single
+        claim's premise and ablation run side by side, and a failed premise discards the
+        ablated verdict."""
+        needed = sorted({tests for _, tests, ablated in claims if isinstance(ablated, str)})
+        with ThreadPoolExecutor(self.jobs) as pool:
+            premises = {tests: pool.submit(self._premise, tests) for tests in needed}
+            runs = [
+                pool.submit(self._ablated, claim, tests, ablated)
+                if isinstance(ablated, str)
+                else None
+                for claim, tests, ablated in claims
+            ]
+            outcomes = []
+            for (claim, tests, ablated), future in zip(claims, runs):
+                if isinstance(ablated, Verdict):
+                    outcome = Outcome(claim, ablated, 0.0)
+                else:
+                    assert future is not None
+                    failed, premise_seconds = premises[tests].result()
+                    verdict, seconds = future.result()
+                    outcome = Outcome(claim, failed or verdict, seconds + premise_seconds)
+                sys.stderr.write(
+                    f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} "
+                    f"({outcome.seconds:.1f}s)\n"
+                )
+                outcomes.append(outcome)
+        return outcomes
+
+    def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
+        start = time.perf_counter()
+        verdict = judge(self.runner.run(tests, (claim.path, mutated)))
+        return verdict, time.perf_counter() - start

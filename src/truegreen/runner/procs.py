@@ -143,37 +143,6 @@ def reap_orphans() -> None:
             return
 
 
-def run_until(
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    deadline: Optional[float],
-    *,
-    capture: bool = False,
-    everything: bool = True,
-) -> tuple[int, bytes, bool]:
-    """Run ``argv`` in its own session until ``deadline`` (epoch seconds, or None);
-    (exit status, output if captured, timed out)."""
-    process = subprocess.Popen(
-        list(argv), env=dict(env), start_new_session=True,
-        stdout=subprocess.PIPE if capture else None,
-        stderr=subprocess.STDOUT if capture else None,
-    )  # fmt: skip
-    timeout = None if deadline is None else max(0.0, deadline - time.time())
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        end_tree(process, everything=everything)
-        output = process.stdout.read() if capture and process.stdout else b""
-        if process.stdout:
-            process.stdout.close()
-        return 124, output or b"", True
-    except KeyboardInterrupt:
-        # The child has a session of its own, out of reach of the terminal's Ctrl-C.
-        end_tree(process, everything=everything, grace=1.0)
-        raise
-    return process.returncode, output or b"", False
-
-
 def wait_until(child: Child, deadline: Optional[float], *, everything: bool) -> tuple[int, bool]:
     """Wait for ``child`` until ``deadline`` (epoch seconds, or None), then end its tree;
     (exit status, timed out)."""
