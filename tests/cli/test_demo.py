@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from truegreen.cli import demo_stage, main
-from truegreen.cli.demo_stage import copy_sample
+from truegreen.cli import main
+from truegreen.demo import stage as demo_stage
 from truegreen.demo.model import Shown
 from truegreen.demo.sections import NAMES
+from truegreen.demo.stage import copy_sample
 
 
 def _play(capsys: pytest.CaptureFixture[str], *words: str) -> tuple[int, list[str]]:

@@ -9,7 +9,7 @@ import pytest
 
 from truegreen.core.errors import UsageError
 from truegreen.core.outcomes import MISSING
-from truegreen.runner.process import PytestProcess
+from truegreen.runner.process import PytestProcess, last_line
 
 SUITE = """
 import pytest
@@ -89,3 +89,46 @@ def test_node_ids_that_do_not_resolve_from_here_are_still_kept_to(project: Path)
 def test_a_run_without_the_plugin_is_an_error_naming_the_exit_status(project: Path) -> None:
     with pytest.raises(UsageError, match=r"^leaks: expected pytest to run .* found exit 4: "):
         pytest_in(project, [*ARGS, "-p", "no:truegreen"]).run()
+
+
+def test_units_come_back_in_collection_order(project: Path) -> None:
+    units = pytest_in(project, [*ARGS, "tests/test_other.py", "tests/test_suite.py"])
+    assert list(units.collect_units()) == [
+        "tests/test_other.py::test_other",
+        "tests/test_suite.py::test_pass",
+        "tests/test_suite.py::test_fail",
+        "tests/test_suite.py::test_skip",
+        "tests/test_suite.py::test_error",
+    ]
+
+
+def test_a_collection_without_the_plugin_is_an_error_with_pytest_s_last_word(
+    project: Path,
+) -> None:
+    with pytest.raises(UsageError, match=r"^leaks: expected pytest to collect with '-q -p "):
+        pytest_in(project, [*ARGS, "-p", "no:truegreen"]).collect_units()
+
+
+def test_a_run_in_an_order_runs_exactly_those_tests_in_it(project: Path) -> None:
+    order = ["tests/test_suite.py::test_fail", "tests/test_other.py::test_other"]
+    done = pytest_in(project, ARGS).run(order=order)
+    (stream,) = done.streams
+    started = [r["test"] for r in stream.records if r.get("event") == "test_start"]
+    assert started == order
+    assert done.tests == {order[0]: "failed", order[1]: "passed"}
+
+
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        (
+            "ERROR: usage: pytest [options]\npytest: error: unrecognized arguments: --x\n"
+            "  inifile: None\n  rootdir: /tmp/p\n",
+            "pytest: error: unrecognized arguments: --x",
+        ),
+        ("..F\n==== 1 failed, 2 passed in 0.1s ====\n\n", "1 failed, 2 passed in 0.1s"),
+        ("", "no output"),
+    ],
+)
+def test_the_last_line_is_what_went_wrong(output: str, said: str) -> None:
+    assert last_line(output) == said

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         return Status.CLEAN
     if args.jobs < 0:
         raise UsageError(f"--jobs must be 0 (every section at once) or more (got {args.jobs})")
-    from truegreen.cli.demo_stage import play
+    from truegreen.demo.stage import play
 
     sections = chosen(args.sections)
     start = time.monotonic()
