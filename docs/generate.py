@@ -1,6 +1,7 @@
 """Regenerate the parts of docs/ that are derived from the code: python docs/generate.py.
 
-The keys table of config.md, the rule index in rules.md, and one page per audit rule in
+The keys table of config.md, the protocol table of architecture.md, the rule index in
+rules.md, and one page per audit rule in
 docs/rules/, each from the rule's docstring (a rule merged later appears without any change
 here; a page whose rule is gone is removed).
 """
@@ -12,12 +13,14 @@ import sys
 from pathlib import Path
 
 from truegreen.audit import pages, registry
+from truegreen.core import protocol
 from truegreen.core.config import OPTIONS
 from truegreen.core.doctor import toml_value
 
 DOCS = Path(__file__).resolve().parent
 BEGIN, END = "<!-- generated: keys -->", "<!-- end generated -->"
 RULES_BEGIN = "<!-- generated: rules -->"
+PROTOCOL_BEGIN = "<!-- generated: protocol -->"
 
 
 def keys_table() -> str:
@@ -52,6 +55,22 @@ def render_rules(text: str) -> str:
     return _replace(text, RULES_BEGIN, rules_table())
 
 
+def protocol_table() -> str:
+    rows = ["| option | meaning |", "| --- | --- |"]
+    for option in protocol.HIDDEN:
+        rows.append(f"| `{option.flag}={option.metavar}` | {option.meaning} |")
+    record = protocol.COLLECT_RECORD
+    rows.append(
+        f"| `-p {protocol.COLLECT_RECORD_PLUGIN} {record.flag}={record.metavar}` | "
+        f"{record.meaning} |"
+    )
+    return "\n".join(rows)
+
+
+def render_architecture(text: str) -> str:
+    return _replace(text, PROTOCOL_BEGIN, protocol_table())
+
+
 def rule_pages() -> dict[str, str]:
     """File name in docs/rules/ -> its text, for every rule."""
     return {f"{rule.code}.md": pages.page(rule) for rule in registry.all_rules()}
@@ -62,6 +81,8 @@ def main() -> int:
     path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "rules.md"
     path.write_text(render_rules(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = DOCS / "architecture.md"
+    path.write_text(render_architecture(path.read_text(encoding="utf-8")), encoding="utf-8")
     folder = DOCS / "rules"
     folder.mkdir(exist_ok=True)
     wanted = rule_pages()

@@ -32,6 +32,12 @@ def test_rule_index_and_pages_are_generated_from_the_rules() -> None:
     assert pages == generate.rule_pages(), "run: python docs/generate.py"  # type: ignore[attr-defined]
 
 
+def test_the_protocol_table_is_generated_from_the_protocol() -> None:
+    generate = _generate_module()
+    current = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert generate.render_architecture(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
+
+
 def test_every_verb_has_its_page() -> None:
     from truegreen.cli import build_parser
 

@@ -20,22 +20,25 @@ from truegreen.core.errors import DataError
 
 @dataclass(frozen=True)
 class Option:
-    """One hidden pytest option: its flag, the name pytest stores it under, what it does."""
+    """One hidden pytest option: its flag, the name pytest stores it under, what it does,
+    and what its value names."""
 
     flag: str
     dest: str
     meaning: str
+    metavar: str = "FILE"
 
 
 PLAN_OUT = Option(
     "--truegreen-plan-out",
     "truegreen_plan_out",
-    "write the selected tests' units (UNITS_FORMAT) to FILE after the selection",
+    "write the selected tests' units to FILE (`units_document`) after the selection",
 )
 ONLY_FILE = Option(
     "--truegreen-only-file",
     "truegreen_only_file",
     "collect and run only the test file PATH of the selection (truegreen run --isolate-files)",
+    "PATH",
 )
 ONLY_IDS = Option(
     "--truegreen-only-ids",
@@ -50,7 +53,7 @@ ORDER = Option(
 BASETEMP_OUT = Option(
     "--truegreen-basetemp-out",
     "truegreen_basetemp_out",
-    "write the session's temporary base (BASETEMP fields) to FILE",
+    "write the session's temporary base to FILE (`Basetemp`)",
 )
 # Every hidden option the plugin adds, in the order the plugin adds them.
 HIDDEN = (PLAN_OUT, ONLY_FILE, BASETEMP_OUT, ONLY_IDS, ORDER)
