@@ -63,6 +63,7 @@ def document(summary: Summary, top: int) -> dict[str, Any]:
         "programs_by_site": dict(summary.spawns_by_site.most_common(top)),
         "programs_by_test": {t: dict(c) for t, c in summary.spawns_by_test.items()},
         "truncated": summary.truncated,
+        "skipped": summary.skipped,
     }  # fmt: skip
 
 
@@ -117,5 +118,8 @@ def run(args: argparse.Namespace) -> int:
         ]
     for path in data["truncated"]:
         lines += ["", f"note: {path} ends in a truncated line (the process was killed mid-write)"]
+    if data["skipped"]:
+        lines += ["", f"note: {len(data['skipped'])} records skipped, not of the stream's schema:"]
+        lines += [f"  {skipped}" for skipped in data["skipped"][: args.top]]
     print("\n".join(lines))
     return 0

@@ -26,7 +26,7 @@ from truegreen.cli.procs import (
     sealed_environment,
     wait_until,
 )
-from truegreen.core.errors import ConfigError, UsageError
+from truegreen.core.errors import DataError, UsageError
 from truegreen.core.metrics import outcome_counts, read_dir, read_stream, summarize
 
 EXAMPLE = """\
@@ -188,7 +188,7 @@ def _counts(metrics: Path, pid: int) -> dict[str, int]:
             if stream.process.get("ppid") == pid
         ]
         return outcome_counts(streams)
-    except (OSError, ConfigError):  # a process killed before or while it wrote
+    except (OSError, DataError):  # a process killed before or while it wrote
         return {}
 
 

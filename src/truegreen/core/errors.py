@@ -24,3 +24,10 @@ class UsageError(TruegreenError):
     """A command line that cannot be carried out as written."""
 
     slug = "usage"
+
+
+class DataError(TruegreenError):
+    """A file truegreen wrote and reads back (a shard manifest, an event stream) is corrupt:
+    the message names the file, the line or the field."""
+
+    slug = "data"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from truegreen.core import events
 from truegreen.core.metrics import Stream, summarize
 
 VICTIM, BRITTLE, NON_ORDER = "victim", "brittle", "non-order"
@@ -57,7 +58,7 @@ def observe(run: int, streams: Sequence[Stream]) -> list[Observation]:
         summary = summarize([stream])
         before: list[str] = []
         for record in stream.records:
-            if record.get("event") != "test_start":
+            if record.get(events.EVENT) != events.TEST_START:
                 continue
             test = record["test"]
             failed = summary.outcomes.get(test) in BAD or test in summary.unfinished
