@@ -95,7 +95,7 @@ def run_plan(args: argparse.Namespace) -> int:
     durations_file = args.durations or settings.durations
     durations: dict[str, float] = {}
     if durations_file:
-        from truegreen.plugin.sharding import read_durations
+        from truegreen.core.durations import read_durations
 
         durations = read_durations(durations_file)
     elif mode == "duration":
