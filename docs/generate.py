@@ -1,6 +1,7 @@
 """Regenerate the parts of docs/ that are derived from the code: python docs/generate.py.
 
-The keys table of config.md, the event table of events.md (from core/events.py), the rule
+The keys table of config.md, the event table of events.md (from core/events.py), the table
+of JSON documents and their versions in formats.md (from core/formats.py), the rule
 index in rules.md, and one page per audit rule in docs/rules/, each from the rule's
 docstring (a rule merged later appears without any change here; a page whose rule is gone
 is removed).
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 from truegreen.audit import pages, registry
-from truegreen.core import events
+from truegreen.core import events, formats
 from truegreen.core.config import OPTIONS
 from truegreen.core.doctor import toml_value
 
@@ -21,6 +22,7 @@ DOCS = Path(__file__).resolve().parent
 BEGIN, END = "<!-- generated: keys -->", "<!-- end generated -->"
 RULES_BEGIN = "<!-- generated: rules -->"
 EVENTS_BEGIN = "<!-- generated: events -->"
+FORMATS_BEGIN = "<!-- generated: formats -->"
 
 
 def keys_table() -> str:
@@ -58,6 +60,16 @@ def render_events(text: str) -> str:
     return _replace(text, EVENTS_BEGIN, events_table())
 
 
+def formats_table() -> str:
+    rows = ["| document | key | version |", "| --- | --- | --- |"]
+    rows += [f"| {what} | `{key}` | {version} |" for what, key, version in formats.DOCUMENTS]
+    return "\n".join(rows)
+
+
+def render_formats(text: str) -> str:
+    return _replace(text, FORMATS_BEGIN, formats_table())
+
+
 def rules_table() -> str:
     rows = ["| code | name | | what it flags |", "| --- | --- | --- | --- |"]
     for rule in registry.all_rules():
@@ -83,6 +95,8 @@ def main() -> int:
     path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "events.md"
     path.write_text(render_events(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = DOCS / "formats.md"
+    path.write_text(render_formats(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "rules.md"
     path.write_text(render_rules(path.read_text(encoding="utf-8")), encoding="utf-8")
     folder = DOCS / "rules"

@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 from truegreen.cli import add_verb, forkserver
 from truegreen.cli.ablate_pytest import Runner
+from truegreen.core import formats
 from truegreen.core.ablation import PASSING, Verdict, judge, premise
 from truegreen.core.errors import UsageError
 from truegreen.core.records import (
@@ -319,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:
     return {
-        "format": 1,
+        "format": formats.ABLATE,
         "records": [
             {
                 "test": o.claim.test,

@@ -13,6 +13,7 @@ from typing import Any
 
 from truegreen.cli import Status, add_verb
 from truegreen.cli.procs import sealed_environment
+from truegreen.core import formats
 from truegreen.core.errors import UsageError
 from truegreen.core.leakhunt import LeakReport, find_leaks
 
@@ -47,7 +48,7 @@ def add_parser(verbs: Any) -> None:
 
 def document(report: LeakReport) -> dict[str, Any]:
     return {
-        "format": 1,
+        "format": formats.LEAKS,
         "tests": report.tests,
         "factors": report.factors,
         "untried": list(report.untried),

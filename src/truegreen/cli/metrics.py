@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cli import add_verb
+from truegreen.core import formats
 from truegreen.core.metrics import Summary, durations, read_dir, summarize
 
 EXAMPLE = """\
@@ -46,7 +47,7 @@ def document(summary: Summary, top: int) -> dict[str, Any]:
         return [[k, round(v, 3)] for k, v in sorted(values.items(), key=lambda i: -i[1])[:top]]
 
     return {
-        "format": 1,
+        "format": formats.METRICS,
         "wall_seconds": round(summary.wall, 3),
         "worker_seconds": round(summary.busy, 3),
         "workers": summary.workers,

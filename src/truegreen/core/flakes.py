@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from truegreen.core import events
+from truegreen.core import events, formats
 from truegreen.core.metrics import Stream, summarize
 
 VICTIM, BRITTLE, NON_ORDER = "victim", "brittle", "non-order"
@@ -225,7 +225,7 @@ class Report:
 def document(report: Report) -> dict[str, object]:
     """The JSON form of a report (``format`` 1)."""
     return {
-        "format": 1,
+        "format": formats.FLAKES,
         "seed": report.seed,
         "runs": report.runs,
         "tests": report.tests,

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from truegreen.core import formats
 from truegreen.core.errors import DataError
 from truegreen.core.mustrun import matches
 
-FORMAT = 1  # the "format" of a manifest (and of the plan file the plugin writes for plan)
+FORMAT = formats.SHARD_MANIFEST  # also the plan file the plugin writes for `shards plan`
 _NAME = re.compile(r"shard-(\d+)-of-(\d+)\.json\Z")
 
 
