@@ -1,9 +1,10 @@
 """Regenerate the parts of docs/ that are derived from the code: python docs/generate.py.
 
-The keys table of config.md, the protocol table of architecture.md, the rule index in
-rules.md, and one page per audit rule in
-docs/rules/, each from the rule's docstring (a rule merged later appears without any change
-here; a page whose rule is gone is removed).
+The keys table of config.md, the protocol table of architecture.md (from core/protocol.py),
+the event table of events.md (from core/events.py), the table of JSON documents and their
+versions in formats.md (from core/formats.py), the rule index in rules.md, and one page per
+audit rule in docs/rules/, each from the rule's docstring (a rule merged later appears
+without any change here; a page whose rule is gone is removed).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 from truegreen.audit import pages, registry
-from truegreen.core import protocol
+from truegreen.core import events, formats, protocol
 from truegreen.core.config import OPTIONS
 from truegreen.core.doctor import toml_value
 
@@ -21,6 +22,8 @@ DOCS = Path(__file__).resolve().parent
 BEGIN, END = "<!-- generated: keys -->", "<!-- end generated -->"
 RULES_BEGIN = "<!-- generated: rules -->"
 PROTOCOL_BEGIN = "<!-- generated: protocol -->"
+EVENTS_BEGIN = "<!-- generated: events -->"
+FORMATS_BEGIN = "<!-- generated: formats -->"
 
 
 def keys_table() -> str:
@@ -38,6 +41,34 @@ def _replace(text: str, begin: str, body: str) -> str:
 
 def render(text: str) -> str:
     return _replace(text, BEGIN, keys_table())
+
+
+def _field(field: events.Field) -> str:
+    notes = field.expected() + ("" if field.required else ", optional")
+    meaning = f": {field.meaning}" if field.meaning else ""
+    return f"`{field.name}` ({notes}{meaning})".replace("|", "\\|")
+
+
+def events_table() -> str:
+    rows = ["| event | fields | meaning |", "| --- | --- | --- |"]
+    for kind in events.KINDS.values():
+        fields = "; ".join(_field(f) for f in kind.fields)
+        rows.append(f"| `{kind.name}` | {fields} | {kind.meaning} |")
+    return "\n".join(rows)
+
+
+def render_events(text: str) -> str:
+    return _replace(text, EVENTS_BEGIN, events_table())
+
+
+def formats_table() -> str:
+    rows = ["| document | key | version |", "| --- | --- | --- |"]
+    rows += [f"| {what} | `{key}` | {version} |" for what, key, version in formats.DOCUMENTS]
+    return "\n".join(rows)
+
+
+def render_formats(text: str) -> str:
+    return _replace(text, FORMATS_BEGIN, formats_table())
 
 
 def rules_table() -> str:
@@ -79,6 +110,10 @@ def rule_pages() -> dict[str, str]:
 def main() -> int:
     path = DOCS / "config.md"
     path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = DOCS / "events.md"
+    path.write_text(render_events(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = DOCS / "formats.md"
+    path.write_text(render_formats(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "rules.md"
     path.write_text(render_rules(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "architecture.md"

@@ -24,6 +24,20 @@ def test_config_reference_lists_every_key_as_the_code_defines_it() -> None:
     assert generate.render(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
 
 
+def test_event_table_is_generated_from_the_schema() -> None:
+    generate = _generate_module()
+    current = (ROOT / "docs" / "events.md").read_text(encoding="utf-8")
+    assert generate.EVENTS_BEGIN in current  # type: ignore[attr-defined]
+    assert generate.render_events(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
+
+
+def test_json_documents_and_their_versions_are_generated_from_the_code() -> None:
+    generate = _generate_module()
+    current = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    assert generate.FORMATS_BEGIN in current  # type: ignore[attr-defined]
+    assert generate.render_formats(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
+
+
 def test_rule_index_and_pages_are_generated_from_the_rules() -> None:
     generate = _generate_module()
     index = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

@@ -147,3 +147,22 @@ def test_metrics_as_a_real_command(tmp_path: Path) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["slowest_tests"] == [["a", 0.5]]
+
+
+def test_a_record_not_of_the_schema_is_skipped_and_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `data["skipped"][: args.top]` with `[]` in
+    `src/truegreen/cli/metrics.py`: the report does not say which record it left out. Restored."""
+    stream = tmp_path / "session-1.jsonl"
+    stream.write_text(
+        '{"v": 1, "event": "process", "t": 1.0, "pid": 1, "ppid": 0, "role": "session"}\n'
+        '{"event": "test_start", "t": 1.0, "test": "a"}\n{"event": "test_end", "t": "late"}\n'
+    )
+    assert main(["metrics", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "started and never finished\n  a\n" in out  # premise: the bad end was not trusted
+    assert out.endswith(
+        "note: 1 records skipped, not of the stream's schema:\n"
+        f"  {stream}:3: test_end: field 't': expected number, found str 'late'\n"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truegreen.core.errors import ConfigError
-from truegreen.core.manifests import verify
+from truegreen.core.manifests import Check, parse, verify
 from truegreen.core.shards import (
     ShardSpec,
     assign_by_digest,
@@ -98,24 +99,29 @@ def good() -> dict[int, dict[str, Any]]:
     return {k + 1: manifest(k + 1, 3, tests[k::3]) for k in range(3)}
 
 
+def check(shards: dict[int, dict[str, Any]]) -> list[Check]:
+    """verify over manifests as the CLI reads them from these JSON objects."""
+    return verify({k: parse(m, Path(f"shard-{k}-of-3.json")) for k, m in shards.items()})
+
+
 def failing(checks: list[Any]) -> dict[str, str]:
     return {c.name: c.detail for c in checks if not c.ok}
 
 
 def test_verify_passes_a_run_that_adds_up() -> None:
-    assert failing(verify(good())) == {}
+    assert failing(check(good())) == {}
 
 
 def test_verify_names_a_missing_shard() -> None:
     shards = good()
     del shards[2]
-    assert failing(verify(shards))["all 3 shards present"] == "missing shard 2"
+    assert failing(check(shards))["all 3 shards present"] == "missing shard 2"
 
 
 def test_verify_names_a_test_run_twice() -> None:
     shards = good()
     shards[2]["selected"] = [*shards[2]["selected"], "t.py::test_0"]
-    assert failing(verify(shards))["no test in two shards"] == (
+    assert failing(check(shards))["no test in two shards"] == (
         "1 tests ran twice: t.py::test_0 (shards 1 and 2)"
     )
 
@@ -124,7 +130,7 @@ def test_verify_names_a_red_and_an_incomplete_shard() -> None:
     shards = good()
     shards[1]["exitstatus"] = 1
     shards[3]["complete"] = False
-    found = failing(verify(shards))
+    found = failing(check(shards))
     assert found["every shard green"] == "shard 1 (exit status 1)"
     assert found["every shard ran to the end"] == "shard 3 did not finish (crashed or killed)"
 
@@ -133,7 +139,7 @@ def test_verify_diffs_a_shard_that_collected_something_else() -> None:
     shards = good()
     other = [*shards[2]["collected"][:-1], "t.py::test_random_42"]
     shards[2].update(collected=other, collected_digest=collection_digest(other))
-    detail = failing(verify(shards))["the same tests collected everywhere"]
+    detail = failing(check(shards))["the same tests collected everywhere"]
     assert detail.startswith("shard 2 collected a different set from shard 1")
     assert "-t.py::test_8" in detail
     assert "+t.py::test_random_42" in detail
@@ -143,7 +149,7 @@ def test_verify_names_a_must_run_test_that_passed_nowhere() -> None:
     shards = good()
     shards[1]["must_run"] = ["t.py::test_0", "t.py::gone"]
     shards[1]["outcomes"]["t.py::test_0"] = "skipped"
-    assert failing(verify(shards))["every must-run test passed somewhere (2 patterns)"] == (
+    assert failing(check(shards))["every must-run test passed somewhere (2 patterns)"] == (
         "t.py::gone (matches no collected test), t.py::test_0 (did not pass in any shard)"
     )
 
@@ -154,4 +160,4 @@ def test_verify_fails_whenever_the_selections_do_not_partition(data: st.DataObje
     owners = data.draw(st.lists(st.sets(st.integers(1, 3)), min_size=9, max_size=9))
     shards = {k: manifest(k, 3, [t for t, o in zip(tests, owners) if k in o]) for k in (1, 2, 3)}
     partition = all(len(o) == 1 for o in owners)
-    assert all(c.ok for c in verify(shards)) is partition
+    assert all(c.ok for c in check(shards)) is partition

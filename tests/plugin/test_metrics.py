@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from truegreen.core import events
 from truegreen.core.metrics import read_dir
 
 
@@ -66,3 +67,26 @@ def test_each_record_is_in_the_file_as_soon_as_it_is_made(pytester: pytest.Pytes
     result = pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", "-p", "no:randomly")
     result.assert_outcomes(passed=2)
     assert json.loads(next(metrics.glob("session-*.jsonl")).read_text().splitlines()[0])["v"] == 1
+
+
+def test_every_record_written_holds_to_the_schema(pytester: pytest.Pytester) -> None:
+    """The writers spell each kind's fields as core/events.py defines them, no more, no fewer."""
+    pytester.makepyfile(
+        test_kinds="""
+        import subprocess, sys
+
+        def test_starts_a_child(tmp_path):
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+        """
+    )
+    metrics = pytester.path / "metrics"
+    pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}").assert_outcomes(passed=1)
+    lines = [line for p in metrics.rglob("*.jsonl") for line in p.read_text().splitlines()]
+    records = [json.loads(line) for line in lines]
+    kinds = {r["event"] for r in records}
+    assert {"process", "session_start", "session_end", "test_start", "phase", "fixture",
+            "test_end", "spawn"} <= kinds  # fmt: skip
+    for record in records:
+        assert events.problem(record) is None, record
+        fields = {f.name for f in events.KINDS[record["event"]].fields}
+        assert set(record) - {"event"} == fields, record

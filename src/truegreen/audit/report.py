@@ -11,8 +11,9 @@ from truegreen import __version__
 from truegreen.audit import pages
 from truegreen.audit.base import Rule
 from truegreen.audit.run import Report
+from truegreen.core import formats
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = formats.AUDIT
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # Where the rule pages are published. The project has no public address yet; every SARIF
 # rule also carries its whole page under "help", so nothing depends on this link resolving.

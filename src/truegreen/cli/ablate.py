@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from truegreen.cli import add_verb
+from truegreen.core import formats
 from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
 from truegreen.core.errors import UsageError
 from truegreen.core.records import (
@@ -250,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:
     return {
-        "format": 1,
+        "format": formats.ABLATE,
         "records": [
             {
                 "test": o.claim.test,

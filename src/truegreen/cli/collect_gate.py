@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cli import Status, add_verb
-from truegreen.core import protocol
+from truegreen.core import formats, protocol
 from truegreen.core.collectgate import Record, Verdict, is_test_file, verdicts
 from truegreen.core.errors import UsageError
 from truegreen.runner.changes import changed_files
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     missing = [v for v in found if v.reason is not None]
     if args.format == "json":
         document = {
-            "format": 1,
+            "format": formats.COLLECT_GATE,
             "base": args.base,
             "pytest_args": list(args.pytest_args),
             "files": [

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from truegreen.cli import Status, add_verb
+from truegreen.core import formats
 from truegreen.core.docslinks import check_pages
 from truegreen.core.errors import UsageError
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     broken = check_pages(pages, exists, read)
     if args.format == "json":
         document = {
-            "format": 1,
+            "format": formats.DOCS_CHECK,
             "files": len(pages),
             "broken": [
                 {"path": b.path, "line": b.line, "target": b.target, "problem": b.problem}

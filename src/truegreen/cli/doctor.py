@@ -13,6 +13,7 @@ from typing import Any, Optional
 from truegreen import __version__
 from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
+from truegreen.core import formats
 from truegreen.core.doctor import Facts, json_value, plugin_active, problems, toml_value
 from truegreen.core.hermetic import seal_for
 
@@ -92,7 +93,7 @@ def _locale_missing(name: Optional[str]) -> bool:
 
 
 def _unresolved(refs: tuple[str, ...]) -> list[str]:
-    from truegreen.plugin.caches import resolve_callable
+    from truegreen.core.references import resolve_callable
 
     bad = []
     for ref in refs:
@@ -121,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     found = problems(settings, facts)
     if args.format == "json":
         document = {
-            "format": 1,
+            "format": formats.DOCTOR,
             "version": __version__,
             "config_file": str(settings.source) if settings.source else None,
             "plugin": {"active": active, "reason": why},

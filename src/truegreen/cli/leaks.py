@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cli import Status, add_verb
+from truegreen.core import formats
 from truegreen.core.errors import UsageError
 from truegreen.core.leakhunt import LeakReport, find_leaks
 from truegreen.runner.leaks import LeakRuns
@@ -49,7 +50,7 @@ def add_parser(verbs: Any) -> None:
 
 def document(report: LeakReport) -> dict[str, Any]:
     return {
-        "format": 1,
+        "format": formats.LEAKS,
         "tests": report.tests,
         "factors": report.factors,
         "untried": list(report.untried),

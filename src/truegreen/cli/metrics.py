@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cli import add_verb
+from truegreen.core import formats
 from truegreen.core.metrics import Summary, durations, read_dir, summarize
 
 EXAMPLE = """\
@@ -46,7 +47,7 @@ def document(summary: Summary, top: int) -> dict[str, Any]:
         return [[k, round(v, 3)] for k, v in sorted(values.items(), key=lambda i: -i[1])[:top]]
 
     return {
-        "format": 1,
+        "format": formats.METRICS,
         "wall_seconds": round(summary.wall, 3),
         "worker_seconds": round(summary.busy, 3),
         "workers": summary.workers,
@@ -63,6 +64,7 @@ def document(summary: Summary, top: int) -> dict[str, Any]:
         "programs_by_site": dict(summary.spawns_by_site.most_common(top)),
         "programs_by_test": {t: dict(c) for t, c in summary.spawns_by_test.items()},
         "truncated": summary.truncated,
+        "skipped": summary.skipped,
     }  # fmt: skip
 
 
@@ -117,5 +119,8 @@ def run(args: argparse.Namespace) -> int:
         ]
     for path in data["truncated"]:
         lines += ["", f"note: {path} ends in a truncated line (the process was killed mid-write)"]
+    if data["skipped"]:
+        lines += ["", f"note: {len(data['skipped'])} records skipped, not of the stream's schema:"]
+        lines += [f"  {skipped}" for skipped in data["skipped"][: args.top]]
     print("\n".join(lines))
     return 0

@@ -12,6 +12,7 @@ from typing import Any
 
 from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
+from truegreen.core import formats
 from truegreen.core.errors import UsageError
 from truegreen.core.lanes import read_markers
 from truegreen.core.platforms import OSES
@@ -105,7 +106,12 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         sys.stderr.write(f"truegreen platforms: {problem}\n")
     if args.format == "json":
-        document = {"format": 1, "os": args.os_name, "arch": args.arch, "files": files}
+        document = {
+            "format": formats.PLATFORMS,
+            "os": args.os_name,
+            "arch": args.arch,
+            "files": files,
+        }
         print(json.dumps(document, indent=2))
     else:
         for name in files:

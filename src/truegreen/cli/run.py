@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb
 from truegreen.core import protocol
-from truegreen.core.errors import ConfigError, UsageError
+from truegreen.core.errors import DataError, UsageError
 from truegreen.core.metrics import outcome_counts, read_dir, read_stream, summarize
 from truegreen.runner import forkserver
 from truegreen.runner.basetemp import RunBase, session_dir
@@ -160,7 +160,7 @@ def _counts(metrics: Path, pid: int) -> dict[str, int]:
             if stream.process.get("ppid") == pid
         ]
         return outcome_counts(streams)
-    except (OSError, ConfigError):  # a process killed before or while it wrote
+    except (OSError, DataError):  # a process killed before or while it wrote
         return {}
 
 

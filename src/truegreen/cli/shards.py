@@ -10,6 +10,7 @@ from typing import Any
 
 from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
+from truegreen.core import formats
 from truegreen.core.errors import ConfigError, UsageError
 from truegreen.core.manifests import load_dir, verify
 from truegreen.core.shards import assign_by_digest, assign_by_duration, plan, unit_durations
@@ -56,7 +57,7 @@ def run_verify(args: argparse.Namespace) -> int:
     ok = all(check.ok for check in checks)
     if args.format == "json":
         document = {
-            "format": 1,
+            "format": formats.SHARDS_VERIFY,
             "ok": ok,
             "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
         }
@@ -75,7 +76,7 @@ def run_plan(args: argparse.Namespace) -> int:
     durations_file = args.durations or settings.durations
     durations: dict[str, float] = {}
     if durations_file:
-        from truegreen.plugin.sharding import read_durations
+        from truegreen.core.durations import read_durations
 
         durations = read_durations(durations_file)
     elif mode == "duration":
@@ -91,7 +92,7 @@ def run_plan(args: argparse.Namespace) -> int:
         tests[result.shard_of[unit]] += 1
     if args.format == "json":
         document = {
-            "format": 1,
+            "format": formats.SHARDS_PLAN,
             "mode": mode,
             "count": args.count,
             "shards": [

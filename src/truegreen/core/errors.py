@@ -27,7 +27,7 @@ class UsageError(TruegreenError):
 
 
 class DataError(TruegreenError):
-    """A file truegreen reads back (a manifest, an event stream, a file a pytest run it
-    started left) is missing, malformed or contradicts itself."""
+    """A file truegreen wrote and reads back (a shard manifest, an event stream) is corrupt:
+    the message names the file, the line or the field."""
 
     slug = "data"

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from truegreen.core import events, formats
 from truegreen.core.metrics import Stream, summarize
 from truegreen.core.outcomes import Outcomes
 
@@ -62,7 +63,7 @@ def observe(run: int, streams: Sequence[Stream]) -> list[Observation]:
         summary = summarize([stream])
         before: list[str] = []
         for record in stream.records:
-            if record.get("event") != "test_start":
+            if record.get(events.EVENT) != events.TEST_START:
                 continue
             test = record["test"]
             failed = summary.outcomes.get(test) in BAD or test in summary.unfinished
@@ -229,7 +230,7 @@ class Report:
 def document(report: Report) -> dict[str, object]:
     """The JSON form of a report (``format`` 1)."""
     return {
-        "format": 1,
+        "format": formats.FLAKES,
         "seed": report.seed,
         "runs": report.runs,
         "tests": report.tests,

@@ -1,7 +1,8 @@
 """Shard manifests: what one shard collected, selected and did, and the proof they add up.
 
-A manifest is ``shard-K-of-N.json``; :func:`verify` takes every manifest of a run and
-checks, one line each, that the shards are all there and complete, collected the same
+A manifest is ``shard-K-of-N.json``, read into a :class:`Manifest` that is checked field by
+field before anything trusts it; :func:`verify` runs every check of :data:`CHECKS` over the
+manifests of a run, one line each: the shards are all there and complete, collected the same
 tests, selected disjoint sets that cover what was eligible, never split a unit, all went
 green, and ran every ``must-run`` test somewhere.
 """
@@ -12,14 +13,15 @@ import difflib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Callable, Optional
 
-from truegreen.core.errors import ConfigError
+from truegreen.core import formats
+from truegreen.core.errors import DataError
+from truegreen.core.mustrun import matches
 
-FORMAT = 1
+FORMAT = formats.SHARD_MANIFEST  # also the plan file the plugin writes for `shards plan`
 _NAME = re.compile(r"shard-(\d+)-of-(\d+)\.json\Z")
 
 
@@ -41,64 +43,102 @@ class Check:
         )
 
 
-_REQUIRED = {"format": int, "k": int, "n": int, "complete": bool}
-# A shard that crashed may have written only the part above; the rest defaults to nothing.
-_OPTIONAL: dict[str, tuple[type, Any]] = {
-    "mode": (str, ""),
-    "collected": (list, []),
-    "collected_digest": (str, ""),
-    "eligible": (list, []),
-    "selected": (list, []),
-    "units": (dict, {}),
-    "outcomes": (dict, {}),
-    "must_run": (list, []),
-}
+@dataclass(frozen=True)
+class Manifest:
+    """One shard's manifest. A shard that crashed may have written only the first four
+    fields; the rest then hold nothing."""
+
+    format: int
+    k: int
+    n: int
+    complete: bool
+    mode: str = ""
+    collected: tuple[str, ...] = ()
+    collected_digest: str = ""
+    eligible: tuple[str, ...] = ()
+    selected: tuple[str, ...] = ()
+    units: Mapping[str, str] = field(default_factory=dict)  # node id -> its unit
+    outcomes: Mapping[str, str] = field(default_factory=dict)  # node id -> its outcome
+    must_run: tuple[str, ...] = ()
+    exitstatus: Optional[int] = None  # pytest's, once the shard finished
 
 
-def load(path: Path) -> dict[str, Any]:
-    """Read one manifest; anything malformed is a one-line ConfigError naming the file."""
+_REQUIRED = ("format", "k", "n", "complete")
+_TYPES = {"format": int, "k": int, "n": int, "complete": bool, "mode": str,
+          "collected": list, "collected_digest": str, "eligible": list, "selected": list,
+          "units": dict, "outcomes": dict, "must_run": list, "exitstatus": int}  # fmt: skip
+
+
+def _typed(value: object, kind: type) -> bool:
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _checked(path: Path, key: str, value: object) -> object:
+    """``value`` as the manifest field ``key`` holds it, or a DataError naming file and key."""
+    kind = _TYPES[key]
+    if value is None and key == "exitstatus":
+        return None
+    if not _typed(value, kind):
+        expected = "int or null" if key == "exitstatus" else kind.__name__
+        raise DataError(f"{path}: key {key!r}: expected {expected}, found {type(value).__name__}")
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                found = type(item).__name__
+                raise DataError(f"{path}: key {key!r}[{index}]: expected str, found {found}")
+        return tuple(value)
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if not isinstance(item, str):
+                found = type(item).__name__
+                raise DataError(f"{path}: key {key!r}[{name!r}]: expected str, found {found}")
+    return value
+
+
+def parse(data: object, path: Path) -> Manifest:
+    """A manifest from its JSON; anything missing or mistyped is a DataError naming ``path``
+    and the key."""
+    if not isinstance(data, dict):
+        raise DataError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    for key in _REQUIRED:
+        if key not in data:
+            expected = _TYPES[key].__name__
+            raise DataError(f"{path}: key {key!r}: expected {expected}, found nothing")
+    fields = {key: _checked(path, key, data[key]) for key in _TYPES if key in data}
+    if fields["format"] != FORMAT:
+        raise DataError(f"{path}: key 'format': expected {FORMAT}, found {fields['format']}")
+    return Manifest(**fields)  # type: ignore[arg-type]
+
+
+def load(path: Path) -> Manifest:
+    """Read one manifest; anything malformed is a one-line DataError naming the file."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{path}: expected a readable manifest, found {exc.strerror}") from None
+        raise DataError(f"{path}: expected a readable manifest, found {exc.strerror}") from None
     except ValueError as exc:
-        raise ConfigError(f"{path}: expected a JSON shard manifest, found {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    for key, kind in _REQUIRED.items():
-        if not isinstance(data.get(key), kind):
-            found = type(data[key]).__name__ if key in data else "nothing"
-            raise ConfigError(f"{path}: key {key!r}: expected {kind.__name__}, found {found}")
-    if data["format"] != FORMAT:
-        raise ConfigError(f"{path}: key 'format': expected {FORMAT}, found {data['format']}")
-    for key, (kind, default) in _OPTIONAL.items():
-        if key not in data:
-            data[key] = default
-        elif not isinstance(data[key], kind):
-            raise ConfigError(
-                f"{path}: key {key!r}: expected {kind.__name__}, found {type(data[key]).__name__}"
-            )
-    return data
+        raise DataError(f"{path}: expected a JSON shard manifest, found {exc}") from None
+    return parse(data, path)
 
 
-def load_dir(directory: Path) -> dict[int, dict[str, Any]]:
+def load_dir(directory: Path) -> dict[int, Manifest]:
     """Every ``shard-K-of-N.json`` in ``directory``, by K; the file name must agree with K/N."""
     if not directory.is_dir():
-        raise ConfigError(f"{directory}: expected a directory of shard manifests, found none")
-    found: dict[int, dict[str, Any]] = {}
+        raise DataError(f"{directory}: expected a directory of shard manifests, found none")
+    found: dict[int, Manifest] = {}
     for path in sorted(directory.iterdir()):
         match = _NAME.match(path.name)
         if not match:
             continue
-        data = load(path)
-        if (data["k"], data["n"]) != (int(match.group(1)), int(match.group(2))):
-            raise ConfigError(
+        manifest = load(path)
+        if (manifest.k, manifest.n) != (int(match.group(1)), int(match.group(2))):
+            raise DataError(
                 f"{path}: expected k={match.group(1)} n={match.group(2)} as the name says, "
-                f"found k={data['k']} n={data['n']}"
+                f"found k={manifest.k} n={manifest.n}"
             )
-        if data["k"] in found:
-            raise ConfigError(f"{path}: shard {data['k']} appears twice, with different N")
-        found[data["k"]] = data
+        if manifest.k in found:
+            raise DataError(f"{path}: shard {manifest.k} appears twice, with different N")
+        found[manifest.k] = manifest
     return found
 
 
@@ -107,123 +147,137 @@ def _diff(a: Sequence[str], b: Sequence[str], a_name: str, b_name: str) -> str:
     return "\n".join(list(lines)[:40])
 
 
-def _matches(nodeid: str, pattern: str) -> bool:
-    if nodeid == pattern or nodeid.startswith((pattern + "::", pattern + "[")):
-        return True
-    return fnmatchcase(nodeid, pattern)
+@dataclass(frozen=True)
+class Run:
+    """The manifests of one run, by K, and the number of shards it should have."""
+
+    shards: Mapping[int, Manifest]
+    n: int
+
+    @property
+    def ordered(self) -> list[tuple[int, Manifest]]:
+        return sorted(self.shards.items())
+
+    @property
+    def first(self) -> tuple[int, Manifest]:
+        return self.ordered[0]
 
 
-def verify(shards: Mapping[int, Mapping[str, Any]], count: int | None = None) -> list[Check]:
-    """Every check, in order; the run is proven when all hold."""
-    checks: list[Check] = []
-    ns = {m["n"] for m in shards.values()}
-    n = count if count is not None else (max(ns) if ns else 0)
-    missing = [k for k in range(1, n + 1) if k not in shards]
-    stray = sorted(k for k, m in shards.items() if m["n"] != n or k > n)
-    checks.append(
-        Check(
-            f"all {n} shards present",
-            bool(shards) and not missing and not stray,
-            "no manifest found" if not shards else
-            "; ".join(filter(None, [
-                f"missing shard {', '.join(map(str, missing))}" if missing else "",
-                f"shard {', '.join(map(str, stray))} is not one of {n}" if stray else "",
-            ])),
-        )
-    )  # fmt: skip
-    if not shards:
-        return checks
-    incomplete = sorted(k for k, m in shards.items() if not m["complete"])
-    checks.append(
-        Check(
-            "every shard ran to the end",
-            not incomplete,
-            f"shard {', '.join(map(str, incomplete))} did not finish (crashed or killed)"
-            if incomplete
-            else "",
-        )
-    )
-    ordered = sorted(shards.items())
-    first_k, first = ordered[0]
-    differ = [k for k, m in ordered if m["collected_digest"] != first["collected_digest"]]
+def _listed(values: Sequence[object]) -> str:
+    return ", ".join(map(str, values))
+
+
+def all_present(run: Run) -> Check:
+    missing = [k for k in range(1, run.n + 1) if k not in run.shards]
+    stray = sorted(k for k, m in run.shards.items() if m.n != run.n or k > run.n)
+    detail = "no manifest found" if not run.shards else "; ".join(filter(None, [
+        f"missing shard {_listed(missing)}" if missing else "",
+        f"shard {_listed(stray)} is not one of {run.n}" if stray else "",
+    ]))  # fmt: skip
+    return Check(f"all {run.n} shards present", bool(run.shards) and not missing and not stray,
+                 detail)  # fmt: skip
+
+
+def ran_to_the_end(run: Run) -> Check:
+    incomplete = sorted(k for k, m in run.shards.items() if not m.complete)
+    detail = f"shard {_listed(incomplete)} did not finish (crashed or killed)"
+    return Check("every shard ran to the end", not incomplete, detail if incomplete else "")
+
+
+def same_collection(run: Run) -> Check:
+    first_k, first = run.first
+    differ = [k for k, m in run.ordered if m.collected_digest != first.collected_digest]
     detail = ""
     if differ:
         k = differ[0]
         detail = (
             f"shard {k} collected a different set from shard {first_k} (collection that "
             "depends on order, randomness or the environment):\n"
-            + _diff(first["collected"], shards[k]["collected"], f"shard {first_k}", f"shard {k}")
+            + _diff(first.collected, run.shards[k].collected, f"shard {first_k}", f"shard {k}")
         )
-    checks.append(Check("the same tests collected everywhere", not differ, detail))
-    eligible_differ = [k for k, m in ordered if sorted(m["eligible"]) != sorted(first["eligible"])]
-    checks.append(
-        Check(
-            "the same selection everywhere",
-            not eligible_differ,
-            f"shard {eligible_differ[0]} selected with other -k/-m/arguments than shard {first_k}"
-            if eligible_differ
-            else "",
-        )
+    return Check("the same tests collected everywhere", not differ, detail)
+
+
+def same_selection(run: Run) -> Check:
+    first_k, first = run.first
+    differ = [k for k, m in run.ordered if sorted(m.eligible) != sorted(first.eligible)]
+    detail = (
+        f"shard {differ[0]} selected with other -k/-m/arguments than shard {first_k}"
+        if differ
+        else ""
     )
+    return Check("the same selection everywhere", not differ, detail)
+
+
+def _owners(run: Run) -> tuple[dict[str, int], list[str]]:
+    """Each selected test's shard, and the tests selected by two shards."""
     owner: dict[str, int] = {}
     twice: list[str] = []
-    for k, m in ordered:
-        for nodeid in m["selected"]:
+    for k, m in run.ordered:
+        for nodeid in m.selected:
             if nodeid in owner:
                 twice.append(f"{nodeid} (shards {owner[nodeid]} and {k})")
             owner[nodeid] = k
-    checks.append(
-        Check(
-            "no test in two shards",
-            not twice,
-            f"{len(twice)} tests ran twice: {', '.join(twice[:5])}" if twice else "",
-        )
-    )
-    eligible = set(first["eligible"])
+    return owner, twice
+
+
+def disjoint(run: Run) -> Check:
+    twice = _owners(run)[1]
+    detail = f"{len(twice)} tests ran twice: {', '.join(twice[:5])}" if twice else ""
+    return Check("no test in two shards", not twice, detail)
+
+
+def covering(run: Run) -> Check:
+    eligible = set(run.first[1].eligible)
+    owner = _owners(run)[0]
     never = sorted(eligible - set(owner))
     extra = sorted(set(owner) - eligible)
-    checks.append(
-        Check(
-            f"every selected test in a shard ({len(eligible)} tests)",
-            not never and not extra,
-            "; ".join(filter(None, [
-                f"{len(never)} never ran: {', '.join(never[:5])}" if never else "",
-                f"{len(extra)} ran but were not eligible: {', '.join(extra[:5])}" if extra else "",
-            ])),
-        )
-    )  # fmt: skip
+    detail = "; ".join(filter(None, [
+        f"{len(never)} never ran: {', '.join(never[:5])}" if never else "",
+        f"{len(extra)} ran but were not eligible: {', '.join(extra[:5])}" if extra else "",
+    ]))  # fmt: skip
+    return Check(f"every selected test in a shard ({len(eligible)} tests)",
+                 not never and not extra, detail)  # fmt: skip
+
+
+def units_whole(run: Run) -> Check:
     unit_shards: dict[str, set[int]] = {}
-    for k, m in ordered:
-        for nodeid in m["selected"]:
-            unit = m["units"].get(nodeid, nodeid)
-            unit_shards.setdefault(unit, set()).add(k)
+    for k, m in run.ordered:
+        for nodeid in m.selected:
+            unit_shards.setdefault(m.units.get(nodeid, nodeid), set()).add(k)
     split = sorted(u for u, ks in unit_shards.items() if len(ks) > 1)
-    checks.append(
-        Check(
-            "no unit split across shards",
-            not split,
-            f"{len(split)} split: {', '.join(split[:5])}" if split else "",
-        )
-    )
-    red = [
-        f"shard {k} (exit status {m.get('exitstatus')})"
-        for k, m in ordered
-        if m.get("exitstatus") != 0
-    ]
-    checks.append(Check("every shard green", not red, ", ".join(red)))
-    patterns = sorted({p for m in shards.values() for p in m["must_run"]})
-    passed = {n for m in shards.values() for n, o in m["outcomes"].items() if o == "passed"}
+    detail = f"{len(split)} split: {', '.join(split[:5])}" if split else ""
+    return Check("no unit split across shards", not split, detail)
+
+
+def green(run: Run) -> Check:
+    red = [f"shard {k} (exit status {m.exitstatus})" for k, m in run.ordered if m.exitstatus != 0]
+    return Check("every shard green", not red, ", ".join(red))
+
+
+def must_run_passed(run: Run) -> Check:
+    patterns = sorted({p for m in run.shards.values() for p in m.must_run})
+    passed = {n for m in run.shards.values() for n, o in m.outcomes.items() if o == "passed"}
     unmet = []
     for pattern in patterns:
-        hits = [n for n in first["collected"] if _matches(n, pattern)]
+        hits = [n for n in run.first[1].collected if matches(n, pattern)]
         if not hits:
             unmet.append(f"{pattern} (matches no collected test)")
         unmet += [f"{n} (did not pass in any shard)" for n in hits if n not in passed]
-    checks.append(
-        Check(
-            f"every must-run test passed somewhere ({len(patterns)} patterns)",
-            not unmet,
-            ", ".join(unmet[:5]),
-        )
-    )
-    return checks
+    return Check(f"every must-run test passed somewhere ({len(patterns)} patterns)",
+                 not unmet, ", ".join(unmet[:5]))  # fmt: skip
+
+
+# The checks of a run with at least one manifest, in the order they are shown.
+CHECKS: tuple[Callable[[Run], Check], ...] = (
+    ran_to_the_end, same_collection, same_selection, disjoint, covering, units_whole, green,
+    must_run_passed,
+)  # fmt: skip
+
+
+def verify(shards: Mapping[int, Manifest], count: Optional[int] = None) -> list[Check]:
+    """Every check, in order; the run is proven when all hold."""
+    n = count if count is not None else max((m.n for m in shards.values()), default=0)
+    run = Run(shards, n)
+    first = all_present(run)
+    return [first, *(check(run) for check in CHECKS)] if shards else [first]

@@ -1,8 +1,10 @@
 """Reading the event stream and summing it up: where the time went, what never finished.
 
-Every process's file is read line by line. A last line without its newline (a process
-killed mid-write) is reported, not fatal; a malformed line anywhere else is an error naming
-the file and the line.
+Every process's file is read line by line and each record checked against the schema in
+:mod:`truegreen.core.events`. A last line without its newline (a process killed mid-write) is
+reported, not fatal; a record that parses but does not hold to the schema (a field missing
+or mistyped) is skipped and counted with its line; a line that is not JSON at all, or a
+file of another version, is a DataError naming the file and the line.
 """
 
 from __future__ import annotations
@@ -13,20 +15,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from truegreen.core.errors import ConfigError
+from truegreen.core import events
+from truegreen.core.errors import DataError
 
 
 @dataclass
 class Stream:
-    """One process's records."""
+    """One process's records, and the lines skipped as not holding to the schema."""
 
     path: Path
     records: list[dict[str, Any]]
     truncated: bool = False
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line number, why)
 
     @property
     def process(self) -> dict[str, Any]:
-        return self.records[0] if self.records and "v" in self.records[0] else {}
+        first = self.records[0] if self.records else {}
+        return first if events.VERSION_KEY in first else {}
 
 
 def read_stream(path: Path) -> Stream:
@@ -34,30 +39,37 @@ def read_stream(path: Path) -> Stream:
     lines = data.split(b"\n")
     truncated = bool(lines and lines[-1])
     complete = lines[:-1]
-    records = []
+    records: list[dict[str, Any]] = []
+    skipped: list[tuple[int, str]] = []
     for number, line in enumerate(complete, start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except ValueError as exc:
-            raise ConfigError(f"{path}:{number}: expected one JSON record, found {exc}") from None
-        if not isinstance(record, dict) or "event" not in record:
-            raise ConfigError(
-                f"{path}:{number}: expected an object with an 'event', found {line!r}"
+            raise DataError(f"{path}:{number}: expected one JSON record, found {exc}") from None
+        if not isinstance(record, dict):
+            skipped.append((number, f"expected a JSON object, found {type(record).__name__}"))
+            continue
+        version = record.get(events.VERSION_KEY, events.VERSION)
+        if not records and not skipped and version != events.VERSION:
+            raise DataError(
+                f"{path}:{number}: expected schema version {events.VERSION}, found {version!r}"
             )
+        problem = events.problem(record)
+        if problem is not None:
+            skipped.append((number, problem))
+            continue
         records.append(record)
-    if records and records[0].get("v") not in (None, 1):
-        raise ConfigError(f"{path}:1: expected schema version 1, found {records[0].get('v')!r}")
-    return Stream(path, records, truncated)
+    return Stream(path, records, truncated, skipped)
 
 
 def read_dir(directory: Path) -> list[Stream]:
     if not directory.is_dir():
-        raise ConfigError(f"{directory}: expected a metrics directory, found none")
+        raise DataError(f"{directory}: expected a metrics directory, found none")
     streams = [read_stream(p) for p in sorted(directory.rglob("*.jsonl"))]
     if not streams:
-        raise ConfigError(f"{directory}: expected *.jsonl event streams, found none")
+        raise DataError(f"{directory}: expected *.jsonl event streams, found none")
     return streams
 
 
@@ -78,6 +90,7 @@ class Summary:
     spawns_by_program: Counter[str] = field(default_factory=Counter)
     spawns_by_site: Counter[str] = field(default_factory=Counter)
     truncated: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "file:line: why", records not trusted
 
     @property
     def efficiency(self) -> float:
@@ -94,19 +107,20 @@ def summarize(streams: list[Stream]) -> Summary:
     for stream in streams:
         if stream.truncated:
             summary.truncated.append(str(stream.path))
+        summary.skipped += [f"{stream.path}:{line}: {why}" for line, why in stream.skipped]
         started: dict[str, float] = {}
         last_end = None
         end = None
         runs_tests = False
         for record in stream.records:
-            event = record.get("event")
-            if event == "test_start":
+            event = record.get(events.EVENT)
+            if event == events.TEST_START:
                 started[record["test"]] = record["t"]
                 runs_tests = True
-            elif event == "test_end":
+            elif event == events.TEST_END:
                 started.pop(record["test"], None)
                 last_end = record["t"]
-            elif event == "phase":
+            elif event == events.PHASE:
                 test, seconds = record["test"], float(record.get("duration") or 0.0)
                 summary.busy += seconds
                 summary.tests[test] = summary.tests.get(test, 0.0) + seconds
@@ -121,13 +135,13 @@ def summarize(streams: list[Stream]) -> Summary:
                     summary.outcomes.get(test, "passed"), 0
                 ):
                     summary.outcomes[test] = outcome
-            elif event == "fixture":
+            elif event == events.FIXTURE:
                 count, seconds = summary.fixtures.get(record["fixture"], (0, 0.0))
                 summary.fixtures[record["fixture"]] = (
                     count + 1,
                     seconds + float(record["duration"]),
                 )
-            elif event == "spawn":
+            elif event == events.SPAWN:
                 name = (
                     f"{record['program']} {record['verb']}"
                     if record.get("verb")
@@ -136,7 +150,7 @@ def summarize(streams: list[Stream]) -> Summary:
                 spawns[record.get("test") or "outside any test"][name] += 1
                 summary.spawns_by_program[name] += 1
                 summary.spawns_by_site[record.get("site", "?")] += 1
-            elif event == "session_end":
+            elif event == events.SESSION_END:
                 end = record["t"]
         summary.unfinished += sorted(started)
         if runs_tests:
@@ -158,7 +172,7 @@ def outcome_counts(streams: list[Stream]) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for stream in streams:
         for record in stream.records:
-            if record.get("event") != "phase":
+            if record.get(events.EVENT) != events.PHASE:
                 continue
             outcome, call = record.get("outcome"), record.get("phase") == "call"
             if outcome == "failed":

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional
 
+from truegreen.core import formats
 from truegreen.core.errors import DataError
 
 
@@ -117,7 +118,7 @@ OPTIONS = {
 
 # -- the files ------------------------------------------------------------------------------
 
-UNITS_FORMAT = 1
+UNITS_FORMAT = formats.UNITS
 
 
 def units_document(units: Mapping[str, str]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from truegreen.core import events
 from truegreen.core.metrics import Stream
 
 
@@ -26,17 +27,20 @@ def timeline_data(streams: list[Stream]) -> dict[str, Any]:
             raw = record.get("t")
             t = float(raw) if isinstance(raw, (int, float)) else last
             last = max(last, t)
-            event = record.get("event")
-            if event == "test_start":
+            event = record.get(events.EVENT)
+            if event == events.TEST_START:
                 bars[record["test"]] = {"test": record["test"], "start": t - origin, "end": None,
                                         "phases": [], "fixtures": []}  # fmt: skip
-            elif event in ("phase", "fixture", "test_end") and record.get("test") in bars:
+            elif (
+                event in (events.PHASE, events.FIXTURE, events.TEST_END)
+                and record.get("test") in bars
+            ):
                 bar = bars[record["test"]]
-                if event == "phase":
+                if event == events.PHASE:
                     bar["phases"].append(
                         [record["phase"], record["outcome"], round(record["duration"], 4)]
                     )
-                elif event == "fixture":
+                elif event == events.FIXTURE:
                     bar["fixtures"].append([record["fixture"], round(record["duration"], 4)])
                     fixtures.append({"fixture": record["fixture"], "test": record["test"],
                                      "seconds": record["duration"]})  # fmt: skip

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import time
 
+from truegreen.core import events
 from truegreen.guards.hook import quiet
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-SCHEMA_VERSION = 1
 # truegreen's own I/O goes through the functions as they were at import: a test that
 # monkeypatches os.open or os.write cannot break the stream (house rule 4).
 _open, _write = os.open, os.write
@@ -44,7 +44,7 @@ class Violation:
 
     def record(self) -> dict[str, Any]:
         return {
-            "event": "violation",
+            events.EVENT: events.VIOLATION,
             "t": time.time(),
             **{f: getattr(self, f) for f in self.FIELDS},
         }
@@ -74,32 +74,25 @@ class Spawn:
         return f"{self.program} {self.verb}" if self.verb else self.program
 
     def record(self) -> dict[str, Any]:
-        return {"event": "spawn", "t": time.time(), **{f: getattr(self, f) for f in self.FIELDS}}
+        fields = {f: getattr(self, f) for f in self.FIELDS}
+        return {events.EVENT: events.SPAWN, "t": time.time(), **fields}
 
 
 def header(role: str) -> dict[str, Any]:
     """The first record of every process's stream."""
-    return {
-        "v": SCHEMA_VERSION,
-        "event": "process",
-        "t": time.time(),
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
-        "role": role,
-    }
+    return events.header(time.time(), os.getpid(), os.getppid(), role)
 
 
 def from_record(data: dict[str, Any]) -> Optional[object]:
-    """A Violation or Spawn back from its stream line; None for other records."""
-    try:
-        if data.get("event") == "violation":
-            return Violation(**{f: data[f] for f in Violation.FIELDS})
-        if data.get("event") == "spawn":
-            fields = {f: data[f] for f in Spawn.FIELDS if f != "anonymous"}
-            return Spawn(**fields, anonymous=bool(data.get("anonymous")))
-    except (KeyError, TypeError):
+    """A Violation or Spawn back from its stream line; None for other records and for
+    records that do not hold to the schema."""
+    kind = data.get(events.EVENT)
+    if kind not in (events.VIOLATION, events.SPAWN) or events.problem(data) is not None:
         return None
-    return None
+    if kind == events.VIOLATION:
+        return Violation(**{f: data[f] for f in Violation.FIELDS})
+    fields = {f: data[f] for f in Spawn.FIELDS if f != "anonymous"}
+    return Spawn(**fields, anonymous=bool(data.get("anonymous")))
 
 
 class StreamWriter:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from truegreen.core import events
 from truegreen.guards import hook
 from truegreen.guards.policy import Policy
 from truegreen.guards.records import Spawn, StreamWriter, Violation, from_record
@@ -105,7 +106,8 @@ class Guard:
 
     def record_listener(self, protocol: str, port: int) -> None:
         self.listening.add((protocol, port))
-        self.emit({"event": "listen", "protocol": protocol, "port": port, "pid": os.getpid()})
+        self.emit({events.EVENT: events.LISTEN, "protocol": protocol, "port": port,
+                   "pid": os.getpid()})  # fmt: skip
 
     def ingest(self) -> list[dict[str, Any]]:
         """Read what other processes of this run appended since the last call.
@@ -135,8 +137,9 @@ class Guard:
                     except ValueError:
                         continue
         for record in fresh:
-            if record.get("event") == "listen":
-                self.remote.add((str(record.get("protocol")), int(record.get("port", 0))))
+            if record.get(events.EVENT) == events.LISTEN:
+                if events.problem(record) is None:
+                    self.remote.add((record["protocol"], record["port"]))
                 continue
             item = from_record(record) if self.role == "session" else None
             if isinstance(item, Violation):

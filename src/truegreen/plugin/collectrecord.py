@@ -17,9 +17,7 @@ from typing import Any, Optional
 
 import pytest
 
-from truegreen.core import protocol
-
-FORMAT = 1
+from truegreen.core import formats, protocol
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -86,7 +84,7 @@ class CollectRecord:
         invoked = config.invocation_params.dir
         ini = ("testpaths", "python_files", "python_classes", "python_functions", "norecursedirs")
         document = {
-            "format": FORMAT,
+            "format": formats.COLLECT_RECORD,
             "rootdir": _real(config.rootpath),
             "invocation_dir": _real(invoked),
             "args": [_real(_absolute(config, a)) for a in config.args],

@@ -23,7 +23,7 @@ import pytest
 from truegreen import __version__
 from truegreen.core.config import Config
 from truegreen.core.hermetic import Seal, seal_for
-from truegreen.plugin.caches import resolve_callable
+from truegreen.core.references import resolve_callable
 from truegreen.plugin.homedirs import PlatformdirsRedirect
 from truegreen.plugin.stash import HERMETIC_KEY
 

@@ -10,22 +10,13 @@ reader needs to see that the intended behaviour was exercised.
 from __future__ import annotations
 
 from collections import Counter
-from fnmatch import fnmatchcase
 from typing import Any
 
 import pytest
 
 from truegreen.core.config import Config
+from truegreen.core.mustrun import matches
 from truegreen.plugin.stash import GUARDS_KEY, SHARDED_OUT_KEY
-
-
-def matches(nodeid: str, pattern: str) -> bool:
-    """A node id matches a pattern exactly, as an fnmatch glob, or as a file, class or
-    function prefix (``tests/test_gate.py``, ``tests/test_gate.py::test_x`` for every
-    parameter of ``test_x``)."""
-    if nodeid == pattern or nodeid.startswith((pattern + "::", pattern + "[")):
-        return True
-    return fnmatchcase(nodeid, pattern)
 
 
 def _reason(report: pytest.TestReport) -> str:

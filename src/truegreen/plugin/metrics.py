@@ -4,7 +4,7 @@
 worker, and through the guards every Python child) its own file in DIR, written line by
 line and flushed as it goes, so a killed run leaves every record up to the kill. Records
 carry names, node ids and seconds; never an environment value, an argument or any output.
-The schema is in docs/events.md.
+The schema is core/events.py's, documented in docs/events.md.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import pytest
 
+from truegreen.core import events
 from truegreen.guards.hook import quiet
 from truegreen.guards.records import StreamWriter
 
@@ -27,6 +28,16 @@ from truegreen.guards.records import StreamWriter
 # microsecond with one format rather than rounded and then written in full (both float
 # conversions cost more than the rest of a record). Readers see the same JSON values.
 _quote = json.JSONEncoder().encode
+
+
+def _opening(kind: str) -> str:
+    """A record of ``kind`` up to its time's value: ``{"event":"phase","t":``."""
+    return f'{{{_quote(events.EVENT)}:{_quote(kind)},"t":'
+
+
+_TEST_START, _PHASE, _TEST_END, _FIXTURE = map(
+    _opening, (events.TEST_START, events.PHASE, events.TEST_END, events.FIXTURE)
+)
 
 
 class MetricsPlugin:
@@ -47,17 +58,17 @@ class MetricsPlugin:
         config.pluginmanager.register(cls(config, Path(directory)), "truegreen-metrics")
 
     def emit(self, event: str, **fields: Any) -> None:
-        self.writer.write({"event": event, "t": time.time(), **fields})
+        self.writer.write({events.EVENT: event, "t": time.time(), **fields})
 
     def pytest_sessionstart(self) -> None:
-        self.emit("session_start", worker=self.worker)
+        self.emit(events.SESSION_START, worker=self.worker)
         # An xdist controller's workers record the tests; it would only echo them.
         if not self.config.pluginmanager.hasplugin("dsession"):
             self.config.pluginmanager.register(Recorder(self.writer), "truegreen-metrics-tests")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self.emit("session_end", exitstatus=int(session.exitstatus), worker=self.worker)
+        self.emit(events.SESSION_END, exitstatus=int(session.exitstatus), worker=self.worker)
 
 
 class Recorder:
@@ -81,12 +92,12 @@ class Recorder:
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         now, test = time.time(), _quote(nodeid)
         self.started[nodeid] = (now, test)
-        self.line(f'{{"event":"test_start","t":{now!r},"test":{test}}}')
+        self.line(f'{_TEST_START}{now!r},"test":{test}}}')
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
         self.line(
-            f'{{"event":"phase","t":{time.time()!r},"test":{self._test(report.nodeid)},'
+            f'{_PHASE}{time.time()!r},"test":{self._test(report.nodeid)},'
             f'"phase":{self._quoted(report.when or "")},"outcome":{self._quoted(outcome)},'
             f'"duration":{report.duration:.6f}}}'
         )
@@ -95,7 +106,7 @@ class Recorder:
         now = time.time()
         start, test = self.started.pop(nodeid, (None, _quote(nodeid)))
         duration = "null" if start is None else f"{now - start:.6f}"
-        self.line(f'{{"event":"test_end","t":{now!r},"test":{test},"duration":{duration}}}')
+        self.line(f'{_TEST_END}{now!r},"test":{test},"duration":{duration}}}')
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(
@@ -105,7 +116,7 @@ class Recorder:
         yield
         duration = time.perf_counter() - start
         self.line(
-            f'{{"event":"fixture","t":{time.time()!r},"test":{self._test(request.node.nodeid)},'
+            f'{_FIXTURE}{time.time()!r},"test":{self._test(request.node.nodeid)},'
             f'"fixture":{self._quoted(fixturedef.argname)},'
             f'"scope":{self._quoted(fixturedef.scope)},"duration":{duration:.6f}}}'
         )

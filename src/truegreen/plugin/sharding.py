@@ -17,6 +17,7 @@ import pytest
 
 from truegreen.core import protocol
 from truegreen.core.config import Config
+from truegreen.core.durations import read_durations
 from truegreen.core.errors import ConfigError
 from truegreen.core.manifests import FORMAT, manifest_name
 from truegreen.core.shards import (
@@ -30,23 +31,6 @@ from truegreen.core.shards import (
 )
 from truegreen.guards.hook import quiet
 from truegreen.plugin.stash import SHARDED_OUT_KEY
-
-
-def read_durations(path: str) -> dict[str, float]:
-    """A ``{nodeid: seconds}`` file; anything else is a one-line ConfigError naming it."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        message = f"{path}: expected a readable durations file, found {exc.strerror}"
-        raise ConfigError(message) from None
-    except ValueError as exc:
-        raise ConfigError(f"{path}: expected JSON of {{node id: seconds}}, found {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ConfigError(f"{path}: {key!r}: expected seconds >= 0, found {value!r}")
-    return {str(k): float(v) for k, v in data.items()}
 
 
 def _group(item: pytest.Item) -> Optional[str]:

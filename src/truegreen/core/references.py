@@ -1,4 +1,7 @@
-"""``reset-caches``: the callables that drop in-process caches before every test."""
+"""`pkg.module:attr.path` references in the configuration (`reset-caches`), resolved.
+
+Resolving one imports the module it names, as pytest imports a `-p` plugin: the plugin calls
+the callables before every test, and `truegreen doctor` checks that each resolves."""
 
 from __future__ import annotations
 

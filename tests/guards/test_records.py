@@ -1,0 +1,34 @@
+"""The guards' records: written as the event schema defines them, read back only if they hold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from truegreen.core import events
+from truegreen.guards.records import Spawn, Violation, from_record, header
+
+
+def _fields(record: dict[str, Any]) -> set[str]:
+    return set(record) - {events.EVENT}
+
+
+def _schema(kind: str) -> set[str]:
+    return {field.name for field in events.KINDS[kind].fields}
+
+
+def test_violations_spawns_and_headers_are_written_as_the_schema_defines_them() -> None:
+    violation = Violation("write", None, "collection", "open for writing", "/x", "a.py:1", True, 9)
+    spawn = Spawn("a.py::t", "git", "commit", "a.py:2", 9, anonymous=True)
+    for record in (violation.record(), spawn.record(), header("child")):
+        assert events.problem(record) is None
+        assert _fields(record) == _schema(record[events.EVENT])
+
+
+def test_a_record_that_breaks_the_schema_is_not_read_back_as_a_violation() -> None:
+    """Ablation: replace `events.problem(data) is not None` with `False` in
+    `src/truegreen/guards/records.py`: the mistyped record becomes a Violation. Restored."""
+    record = Violation("network", "a.py::t", "a.py::t", "connect to", "h:1", "a.py:3", True, 9)
+    good = record.record()
+    assert isinstance(from_record(good), Violation)  # premise: the record reads back
+    assert from_record({**good, "blocked": "yes"}) is None
+    assert from_record({k: v for k, v in good.items() if k != "site"}) is None
