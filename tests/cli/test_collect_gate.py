@@ -96,7 +96,7 @@ def test_commits_since_the_merge_base_count_and_deleted_or_untouched_files_do_no
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Ablation: replace `"--diff-filter=d"` with `"--diff-filter=ACDMRT"`
-    in `src/truegreen/cli/collect_gate.py`."""
+    in `src/truegreen/runner/changes.py`."""
     git(repo, "branch", "feature")
     write(repo, {"tests/test_on_main.py": "def test_x():\n    pass\n"})
     git(repo, "add", ".")

@@ -251,7 +251,7 @@ def test_a_run_timeout_ends_a_hang_and_counts_it_as_a_failure(
 
 
 def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
-    """Ablation: delete `end_tree(process, everything=everything, grace=1.0)` in
+    """Ablation: delete `end_tree(child, everything=everything, grace=1.0)` in
     `src/truegreen/runner/procs.py`."""
     root, pid_file = tmp_path / "hang", tmp_path / "inner.pid"
     root.mkdir()

@@ -40,7 +40,8 @@ def test_it_names_each_culprit_and_its_fix_and_never_the_value(
     """The failing assertion in the ambient run shows the variable's value; none of it reaches
     the terminal.
 
-    Ablation: replace `subprocess.DEVNULL` with `None` in `src/truegreen/core/outcomes.py`.
+    Ablation: replace `os.path.join(scratch, "output") if capture else None` with `None` in
+    `src/truegreen/runner/process.py`.
     """
     use_machine(tmp_path, monkeypatch)
     status = main(["leaks", *ARGS])

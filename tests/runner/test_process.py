@@ -132,3 +132,10 @@ def test_a_run_in_an_order_runs_exactly_those_tests_in_it(project: Path) -> None
 )
 def test_the_last_line_is_what_went_wrong(output: str, said: str) -> None:
     assert last_line(output) == said
+
+
+def test_a_line_of_source_that_mentions_errors_is_not_the_error() -> None:
+    output = (
+        "    raise errors[0]\nE   pytest.PytestUnraisableExceptionWarning: unclosed\n1 failed\n"
+    )
+    assert last_line(output) == "E   PytestUnraisableExceptionWarning: unclosed"

@@ -91,7 +91,11 @@ class Runner:
                 spec = os.path.join(tmp, "mutant.marshal")
                 write_spec(spec, *mutant)
                 env[MUTANT_VAR] = spec
-            args = [*OPTIONS, f"--junitxml={report}", "-o", "junit_family=xunit1", *tests]
+            # A base of the run's own: runs side by side never rotate pytest's numbered
+            # directories under each other (pytest leaks a scandir iterator when they race).
+            basetemp = os.path.join(tmp, "basetemp")
+            args = [*OPTIONS, f"--basetemp={basetemp}", f"--junitxml={report}",
+                    "-o", "junit_family=xunit1", *tests]  # fmt: skip
             server = self.server if self.forks(mutant[0] if mutant else None) else None
             child = start_pytest(args, output, env, server, fork_env=env)
             status, timed_out = wait_until(child, time.time() + self.timeout, everything=False)

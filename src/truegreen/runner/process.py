@@ -31,11 +31,12 @@ Progress = Callable[[str], None]
 
 
 def last_line(output: str) -> str:
-    """What pytest said last about what went wrong: the last line naming an error (its
-    usage errors end with ``inifile:`` and ``rootdir:`` lines), else its last line, without
-    the ``=`` rule around a summary."""
+    """What pytest said last about what went wrong: the last line that reports an error
+    (``ERROR ...``, an ``E   ...`` line of a traceback, ``pytest: error: ...``: its usage
+    errors end with ``inifile:`` and ``rootdir:`` lines), else its last line, without the
+    ``=`` rule around a summary."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [line for line in lines if "error" in line.lower()]
+    errors = [line for line in lines if line.startswith(("E ", "ERROR")) or "error:" in line]
     found = (errors or lines or ["no output"])[-1]
     return found.strip("= ") or found
 
