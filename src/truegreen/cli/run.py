@@ -8,20 +8,18 @@ import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_verb
-from truegreen.core import protocol
-from truegreen.core.errors import DataError, UsageError
-from truegreen.core.metrics import outcome_counts, read_dir, read_stream, summarize
+from truegreen.core.errors import UsageError
+from truegreen.core.metrics import read_dir, summarize
 from truegreen.runner import forkserver
-from truegreen.runner.basetemp import RunBase, session_dir
+from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
-from truegreen.runner.process import PytestProcess, TimedOut
-from truegreen.runner.procs import become_subreaper, reap_orphans, sealed_environment, wait_until
+from truegreen.runner.process import PytestProcess
+from truegreen.runner.procs import become_subreaper, reap_orphans, sealed_environment
 
 EXAMPLE = """\
   truegreen run -- -q tests/
@@ -107,22 +105,6 @@ def _deadline_message(start: float, running: list[str]) -> None:
 # -- one file at a time -----------------------------------------------------------------
 
 
-@dataclass
-class FileRun:
-    """One test file's pytest process (and its retries)."""
-
-    path: str
-    status: int = 0
-    output: str = ""
-    counts: dict[str, int] = field(default_factory=dict)
-    timed_out: bool = False
-    first_failure: Optional[str] = None  # the output of a failed attempt that a retry passed
-
-    @property
-    def flaky(self) -> bool:
-        return self.first_failure is not None and self.status == 0
-
-
 def _fork_server(args: argparse.Namespace, env: dict[str, str]) -> Optional[ForkServer]:
     if args.no_fork_server or not forkserver.available():
         return None
@@ -133,37 +115,6 @@ def _fork_server(args: argparse.Namespace, env: dict[str, str]) -> Optional[Fork
         return None
 
 
-def _files(pytest: PytestProcess, work: Path, deadline: Optional[float]) -> list[str]:
-    """The test files the selection reaches, in collection order (none when the deadline
-    ended the collection)."""
-    request = protocol.Request(basetemp_out=str(work / "basetemp.json"))
-    try:
-        nodeids = pytest.collect_units(request.argv(), deadline=deadline)
-    except TimedOut:
-        return []
-    files: list[str] = []
-    for nodeid in nodeids:
-        path = nodeid.split("::", 1)[0]
-        if path not in files:
-            files.append(path)
-    return files
-
-
-def _counts(metrics: Path, pid: int) -> dict[str, int]:
-    """A file's outcomes, from the event stream its pytest process recorded (and its xdist
-    workers', if the user asked for some)."""
-    try:
-        streams = [read_stream(p) for p in metrics.glob(f"session-{pid}.jsonl")]
-        streams += [
-            stream
-            for stream in map(read_stream, metrics.glob("worker-*.jsonl"))
-            if stream.process.get("ppid") == pid
-        ]
-        return outcome_counts(streams)
-    except (OSError, DataError):  # a process killed before or while it wrote
-        return {}
-
-
 def isolated(
     args: argparse.Namespace,
     env: dict[str, str],
@@ -171,90 +122,28 @@ def isolated(
     deadline: Optional[float],
     start: float,
 ) -> int:
-    reports = Path(tempfile.mkdtemp(prefix="truegreen-run-reports-"))
     server = _fork_server(args, env)
     pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env, server=server)
+    limits = Limits(deadline, args.file_timeout, args.retries, args.jobs)
     try:
-        return _isolated(args, pytest, reports, metrics, deadline, start)
+        with FileSessions(pytest, metrics, limits) as sessions:
+            if not sessions.files:
+                if deadline is not None and time.time() >= deadline:
+                    _deadline_message(start, [])
+                    return Status.DEADLINE
+                print("no tests ran")
+                return 5
+            results = sessions.run()
+            sessions.status = report(results, args, start, deadline, lambda: _running(metrics))
+            return sessions.status
     finally:
         if server is not None:
             server.close()
         reap_orphans()  # the killed descendants of timed-out files came back to this subreaper
-        shutil.rmtree(reports, ignore_errors=True)
-
-
-def _isolated(
-    args: argparse.Namespace,
-    pytest: PytestProcess,
-    reports: Path,
-    metrics: Path,
-    deadline: Optional[float],
-    start: float,
-) -> int:
-    files = _files(pytest, reports, deadline)
-    if not files:
-        if deadline is not None and time.time() >= deadline:
-            _deadline_message(start, [])
-            return Status.DEADLINE
-        print("no tests ran")
-        return 5
-    base = RunBase.read(reports / "basetemp.json")
-    lock = base.hold()
-    status = 1  # an exception keeps the base, as a failed run does
-    try:
-        status = _files_run(args, pytest, reports, metrics, deadline, start, files, base)
-    finally:
-        base.release(lock, status)
-    return status
-
-
-def _files_run(
-    args: argparse.Namespace,
-    pytest: PytestProcess,
-    reports: Path,
-    metrics: Path,
-    deadline: Optional[float],
-    start: float,
-    files: list[str],
-    base: RunBase,
-) -> int:
-    index = {path: i for i, path in enumerate(files)}
-
-    def attempt(path: str, number: int) -> tuple[int, str, dict[str, int], bool]:
-        name = session_dir(path, index[path], number)
-        log = reports / f"{name}.out"
-        limit = deadline
-        if args.file_timeout:
-            limit = min(x for x in (deadline, time.time() + args.file_timeout) if x is not None)
-        request = protocol.Request(only_file=path)
-        after = [*request.argv(), f"--truegreen-metrics={metrics}",
-                 "--truegreen-set", "allow-empty=true", *base.option(name)]  # fmt: skip
-        child = pytest.start(pytest.argv(after=after), str(log))
-        status, timed_out = wait_until(child, limit, everything=False)
-        output = log.read_bytes().decode(errors="replace") if log.exists() else ""
-        return status, output, _counts(metrics, child.pid), timed_out
-
-    def one(path: str) -> FileRun:
-        status, output, counts, timed_out = attempt(path, 0)
-        result = FileRun(path, status, output, counts, timed_out)
-        # A file ended by its timeout or a signal is never retried: relaunching a runaway
-        # doubles the damage.
-        retries = 0 if timed_out or status < 0 else args.retries
-        for number in range(1, retries + 1):
-            if result.status in (0, 5):
-                break
-            failed_output = result.output
-            status, output, counts, timed_out = attempt(path, number)
-            result = FileRun(path, status, output, counts, timed_out, failed_output)
-        return result
-
-    with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one, files))
-    return report(results, args, start, deadline, lambda: _running(metrics))
 
 
 def report(
-    results: list[FileRun],
+    results: Sequence[FileRun],
     args: argparse.Namespace,
     start: float,
     deadline: Optional[float],
