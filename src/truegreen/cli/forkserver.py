@@ -39,6 +39,7 @@ from truegreen.cli.forkchild import Avoid, Avoided, environ, loaded_files
 TRUEGREEN_MODULES = (
     "truegreen.core.config",
     "truegreen.plugin.ambient",
+    "truegreen.plugin.fanout",
     "truegreen.plugin.guards",
     "truegreen.plugin.hermetic",
     "truegreen.plugin.hints",
@@ -46,6 +47,7 @@ TRUEGREEN_MODULES = (
     "truegreen.plugin.isolate",
     "truegreen.plugin.metrics",
     "truegreen.plugin.platforms",
+    "truegreen.plugin.sealed",
     "truegreen.plugin.sharding",
     "truegreen.plugin.treeguard",
 )

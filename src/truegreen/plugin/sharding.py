@@ -28,7 +28,7 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
-from truegreen.plugin.stash import SHARDED_OUT_KEY
+from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
 
 def read_durations(path: str) -> dict[str, float]:
@@ -96,7 +96,9 @@ class ShardPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
-        config.pluginmanager.register(cls(config, settings), "truegreen-sharding")
+        plugin = cls(config, settings)
+        config.pluginmanager.register(plugin, "truegreen-sharding")
+        per_test(config).add("shard", plugin)
 
     @property
     def controller(self) -> bool:
@@ -200,7 +202,7 @@ class ShardPlugin:
             started = {"format": FORMAT, "k": spec.k, "n": spec.n, "complete": False}
             write_atomic(self.manifest_dir / self.name, started)
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def on_logreport(self, report: pytest.TestReport) -> None:
         outcome = _outcome(report, self.outcomes.get(report.nodeid))
         if outcome is not None:
             self.outcomes[report.nodeid] = outcome
