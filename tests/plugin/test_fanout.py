@@ -126,6 +126,28 @@ class Feature:
         self.seen.append((self.slot, "unseal"))
 
 
+class Counts:
+    """Listens to the reports only, as the run-integrity count does."""
+
+    def __init__(self, seen: list[tuple[str, str]]) -> None:
+        self.seen = seen
+
+    def on_logreport(self, report: pytest.TestReport) -> None:
+        self.seen.append(("integrity", f"report {report.outcome}"))
+
+
+def hot_hooks(manager: pytest.PytestPluginManager) -> dict[str, list[str]]:
+    """Hot hook -> the names of truegreen's plugin objects that implement it."""
+    return {
+        name: [
+            impl.plugin_name
+            for impl in getattr(manager.hook, name).get_hookimpls()
+            if impl.plugin_name.startswith("truegreen")
+        ]
+        for name in HOT
+    }
+
+
 def _report() -> pytest.TestReport:
     return pytest.TestReport("t.py::test", ("t.py", 1, "test"), {}, "passed", None, "call")
 
@@ -139,6 +161,7 @@ def test_it_hands_each_event_to_the_features_in_the_declared_order() -> None:
     seen: list[tuple[str, str]] = []
     for slot in reversed(ORDER):  # registered backwards: the declared order still wins
         fanout.add(slot, Feature(slot, seen))
+    fanout.install()
     manager.hook.pytest_runtest_logstart(nodeid="t.py::test", location=("t.py", 1, "test"))
     fanout.seal("home")  # type: ignore[arg-type]
     manager.hook.pytest_runtest_logreport(report=_report())
@@ -150,32 +173,38 @@ def test_it_hands_each_event_to_the_features_in_the_declared_order() -> None:
 
 
 def test_it_implements_only_the_hooks_a_feature_listens_to() -> None:
-    """Ablation: replace `hook is None and calls` with `hook is None` in
-    `src/truegreen/plugin/fanout.py`: a log start and a log finish hook that call nobody.
-    Restored."""
+    """Ablation: replace `calls[event] and event not in self._hooks` with
+    `event not in self._hooks` in `src/truegreen/plugin/fanout.py`: a log start and a log
+    finish hook that call nobody. Restored."""
     manager = pytest.PytestPluginManager()
     fanout = PerTest(manager)
-
-    class Counts:
-        def on_logreport(self, report: pytest.TestReport) -> None:
-            pass
-
-    fanout.add("integrity", Counts())
-    mine = {
-        name: [
-            impl.plugin_name
-            for impl in getattr(manager.hook, name).get_hookimpls()
-            if impl.plugin_name.startswith("truegreen")
-        ]
-        for name in HOT
-    }
-    assert mine == {
+    fanout.add("integrity", Counts([]))
+    fanout.install()
+    assert hot_hooks(manager) == {
         "pytest_runtest_logstart": [],
         "pytest_runtest_logreport": ["truegreen-per-test-logreport"],
         "pytest_runtest_logfinish": [],
     }
     report_hook = manager.hook.pytest_runtest_logreport.get_hookimpls()[-1]
     assert report_hook.tryfirst  # the guards fail a report before pytest reads it
+
+
+def test_a_late_feature_adds_only_the_hooks_nobody_listened_to() -> None:
+    """The metrics register as the session starts: without the guards, the count listened to
+    the reports only, so log start and log finish come then; the report hook stays one."""
+    manager = pytest.PytestPluginManager()
+    fanout = PerTest(manager)
+    seen: list[tuple[str, str]] = []
+    fanout.add("integrity", Counts(seen))
+    fanout.install()  # the end of pytest_configure
+    fanout.add("metrics", Feature("metrics", seen))
+    assert hot_hooks(manager) == {
+        "pytest_runtest_logstart": ["truegreen-per-test-logstart-logfinish"],
+        "pytest_runtest_logreport": ["truegreen-per-test-logreport"],
+        "pytest_runtest_logfinish": ["truegreen-per-test-logstart-logfinish"],
+    }
+    manager.hook.pytest_runtest_logreport(report=_report())
+    assert seen == [("integrity", "report passed"), ("metrics", "report passed")]
 
 
 def test_it_refuses_a_slot_it_does_not_declare_or_that_is_taken() -> None:
@@ -191,7 +220,10 @@ def test_a_session_with_every_feature_has_one_implementation_per_hot_hook(
     pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """The guards, the ambient reads, the hints, the count, the shard, the tree guard in each
-    mode and the metrics all listen; pluggy sees truegreen once per hot hook."""
+    mode and the metrics all listen; pluggy sees truegreen once per hot hook.
+
+    Ablation: delete `per_test(config).install()` in `src/truegreen/plugin/__init__.py`: no
+    feature hears of any test. Restored."""
     pytester.makeconftest(
         f"""
         HOT = {HOT!r}
@@ -216,6 +248,8 @@ def test_a_session_with_every_feature_has_one_implementation_per_hot_hook(
     for name in ("guards", "ambient-reads", "integrity", "sharding", "tree-guard-each"):
         result.stdout.fnmatch_lines([f"*truegreen-{name}*: <*"])
     assert list(metrics.glob("session-*.jsonl"))
+    # one plugin object for the three, registered by the guards; the metrics, registered as
+    # the session starts, listen to no event nobody listened to before
     result.stdout.fnmatch_lines(
-        [f"HOT {name} ['truegreen-per-test-{name.rsplit('_', 1)[1]}']" for name in HOT]
+        [f"HOT {name} ['truegreen-per-test-logstart-logreport-logfinish']" for name in HOT]
     )

@@ -62,7 +62,7 @@ def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester, guards: tuple[str, 
     # premise: the guards were on, or off; the fan-out's report hook was there either way
     plugins = _plugins(gate, guards)
     assert ("GuardsPlugin" in plugins) == (not guards)
-    assert "truegreen.plugin.fanout._LogReport" in plugins
+    assert "truegreen.plugin.fanout.PerTestHooks" in plugins
 
 
 def _plugins(pytester: pytest.Pytester, extra: tuple[str, ...]) -> str:

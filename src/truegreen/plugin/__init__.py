@@ -25,7 +25,7 @@ import_without_rewriting()
 
 from truegreen.core.config import Config  # noqa: E402
 from truegreen.core.errors import TruegreenError  # noqa: E402 - not through the rewriter
-from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY  # noqa: E402
+from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, per_test  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -212,6 +212,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.isolate import RunBasetemp
 
         config.pluginmanager.register(RunBasetemp(config.getoption("truegreen_basetemp_out")))
+    per_test(config).install()  # one plugin object for the hot hooks of all the features
 
 
 def _register_selections(config: pytest.Config, settings: Config) -> None:

@@ -12,7 +12,7 @@ seals it. No feature holds a reference to another; this module imports none of t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pytest
 
@@ -42,18 +42,21 @@ class PerTest:
 
     A feature calls :meth:`add` with its slot and itself; whichever of the methods named in
     :data:`EVENTS` it has are called (``on_logstart(nodeid)``, ``on_logreport(report)``,
-    ``on_logfinish(nodeid)``, ``on_seal(sealed)``, ``on_unseal()``).
+    ``on_logfinish(nodeid)``, ``on_seal(sealed)``, ``on_unseal()``). The hooks are registered
+    with pytest by :meth:`install`, once the features configured, and for a feature added
+    later (the metrics, as the session starts) at once.
     """
 
     def __init__(self, pluginmanager: pytest.PytestPluginManager) -> None:
         self.pluginmanager = pluginmanager
         self.features: dict[str, object] = {}
-        self._hooks: dict[str, _Hook] = {}
+        self._hooks: dict[str, Any] = {}  # event -> the plugin object that implements its hook
         self._seal: tuple[Callable[[Hermetic], None], ...] = ()
         self._unseal: tuple[Callable[[], None], ...] = ()
+        self._installed = False
 
     def add(self, slot: str, feature: object) -> None:
-        """Register ``feature`` in ``slot``; the hook objects follow whoever listens now."""
+        """Register ``feature`` in ``slot``."""
         if slot not in ORDER:
             raise ValueError(f"per-test slot: expected one of {ORDER}, found {slot!r}")
         if slot in self.features:
@@ -61,20 +64,25 @@ class PerTest:
         self.features[slot] = feature
         self._seal = self._calls("on_seal")
         self._unseal = self._calls("on_unseal")
-        for event, kind in (
-            ("on_logstart", _LogStart),
-            ("on_logreport", _LogReport),
-            ("on_logfinish", _LogFinish),
-        ):
-            calls = self._calls(event)
-            hook = self._hooks.get(event)
-            if hook is None and calls:
-                # Registered on the first listener only: a hook nobody listens to costs
-                # pluggy's call all the same.
-                hook = self._hooks[event] = kind()
-                self.pluginmanager.register(hook, f"truegreen-per-test-{event[3:]}")
-            if hook is not None:
-                hook.calls = calls
+        if self._installed:
+            self.install()
+
+    def install(self) -> None:
+        """Implement the hot hooks someone listens to, and hand each its listeners in order."""
+        self._installed = True
+        calls = {event: self._calls(event) for event in _HOOKS}
+        new = [event for event in _HOOKS if calls[event] and event not in self._hooks]
+        if new:
+            # One plugin object with a hook for each event someone listens to now, and none
+            # for the others (pluggy charges for an implementation that calls nobody all the
+            # same); registering one costs over a million instructions, so once per session
+            # unless a feature added late (the metrics) listens to a new event.
+            kind = type("PerTestHooks", (), {_HOOKS[event][0]: _HOOKS[event][1] for event in new})
+            hooks = kind()
+            self.pluginmanager.register(hooks, "truegreen-per-test-" + "-".join(e[3:] for e in new))
+            self._hooks.update(dict.fromkeys(new, hooks))
+        for event, hooks in self._hooks.items():
+            setattr(hooks, event, calls[event])
 
     def _calls(self, event: str) -> tuple[Callable[..., None], ...]:
         ordered = [self.features[slot] for slot in ORDER if slot in self.features]
@@ -91,28 +99,30 @@ class PerTest:
             call()
 
 
-class _Hook:
-    """One hot hook's single implementation; ``calls`` are the features' methods, in order."""
-
-    calls: tuple[Callable[..., None], ...] = ()
+# The hot hooks' implementations, each calling the features' methods that the fan-out keeps on
+# the hook object under the event's name.
 
 
-class _LogStart(_Hook):
-    def pytest_runtest_logstart(self, nodeid: str) -> None:
-        for call in self.calls:
-            call(nodeid)
+def _logstart(self: Any, nodeid: str) -> None:
+    for call in self.on_logstart:
+        call(nodeid)
 
 
-class _LogReport(_Hook):
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # tryfirst: the guards fail a report before pytest (or any plugin) reads it; pytest
-        # decides whether to run a test's call from this very report object.
-        for call in self.calls:
-            call(report)
+# tryfirst: the guards fail a report before pytest (or any plugin) reads it; pytest decides
+# whether to run a test's call from this very report object.
+@pytest.hookimpl(tryfirst=True)
+def _logreport(self: Any, report: pytest.TestReport) -> None:
+    for call in self.on_logreport:
+        call(report)
 
 
-class _LogFinish(_Hook):
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        for call in self.calls:
-            call(nodeid)
+def _logfinish(self: Any, nodeid: str) -> None:
+    for call in self.on_logfinish:
+        call(nodeid)
+
+
+_HOOKS: dict[str, tuple[str, Callable[..., None]]] = {
+    "on_logstart": ("pytest_runtest_logstart", _logstart),
+    "on_logreport": ("pytest_runtest_logreport", _logreport),
+    "on_logfinish": ("pytest_runtest_logfinish", _logfinish),
+}

@@ -109,9 +109,7 @@ class HermeticPlugin:
     wider-scoped one is.
     """
 
-    def __init__(
-        self, settings: Config, seal: Seal, real_home: str, events: Optional[PerTest] = None
-    ) -> None:
+    def __init__(self, settings: Config, seal: Seal, real_home: str, events: PerTest) -> None:
         self.settings = settings
         self.seal = seal
         self.needs_tmp = any("{tmp}" in template for _, template in seal.templated)
@@ -283,8 +281,7 @@ class HermeticPlugin:
         self.redirect.current = str(sealed.home)
         for reset in self.resetters:
             reset()
-        if self.events is not None:
-            self.events.seal(sealed)
+        self.events.seal(sealed)
 
     def _may_hold(self, item: Optional[pytest.Item]) -> bool:
         """Whether the seal may stay on until the next test: nothing but the test's own
@@ -314,8 +311,7 @@ class HermeticPlugin:
         sealed, self.current = self.current, None
         if sealed is None:
             return
-        if self.events is not None:
-            self.events.unseal()
+        self.events.unseal()
         now = _snapshot()
         self._give_back(sealed.home)
         if sealed._after == now and self._may_hold(item):
