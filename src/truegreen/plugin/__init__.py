@@ -176,8 +176,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     # Each feature registers itself and, for the hot per-test hooks, with the per-test fan-out,
     # whose declared order (plugin/fanout.py ORDER) is the order they see each test in; none
-    # refers to another, so the order of the registrations below does not matter, except
-    # among the selections (_register_selections).
+    # refers to another, so the order of the registrations below does not matter, except in
+    # _register_in_order.
     if settings.hermetic:
         from truegreen.plugin import fixtures
         from truegreen.plugin.hermetic import HermeticPlugin
@@ -198,33 +198,33 @@ def pytest_configure(config: pytest.Config) -> None:
             from truegreen.plugin.hints import FailureHints
 
             FailureHints.register(config)
-    if settings.metrics:
-        from truegreen.plugin.metrics import MetricsPlugin
-
-        MetricsPlugin.register(config, settings.metrics)
-    from truegreen.plugin.integrity import IntegrityPlugin
     from truegreen.plugin.platforms import PlatformsPlugin
 
     PlatformsPlugin.register(config)
-    IntegrityPlugin.register(config, settings)
-    _register_selections(config, settings)
     if config.getoption("truegreen_basetemp_out"):
         from truegreen.plugin.isolate import RunBasetemp
 
         config.pluginmanager.register(RunBasetemp(config.getoption("truegreen_basetemp_out")))
+    _register_in_order(config, settings)
     per_test(config).install()  # one plugin object for the hot hooks of all the features
 
 
-def _register_selections(config: pytest.Config, settings: Config) -> None:
-    """The plugins that cut the collection, each a trylast ``pytest_collection_modifyitems``.
+def _register_in_order(config: pytest.Config, settings: Config) -> None:
+    """The plugins whose order of registration matters, in that order.
 
-    The one place where the order of registration matters (with the per-test fan-out's
-    declared ORDER): pluggy runs trylast implementations in the order they were registered,
-    and each cut sees the ones registered before it. The imposed order first (the shard is
-    cut from exactly the tests it names), then the shard, then one file's or a list's tests.
-    The run-integrity count reads what is left at ``pytest_collection_finish``, after every
-    cut whatever their order.
+    The one place where it does (with the per-test fan-out's declared ORDER): pluggy runs
+    ``trylast`` implementations of a hook in the order they were registered. The cuts of the
+    collection, each a trylast ``pytest_collection_modifyitems``, see the ones before them:
+    the imposed order first (the shard is cut from exactly the tests it names), then the
+    shard, then one file's or a list's tests. The run-integrity count reads what is left at
+    ``pytest_collection_finish``, after every cut, and comes last: its trylast
+    ``pytest_sessionfinish`` fails the run for a gate that did not run after the metrics'
+    and the shard's have recorded the session's exit status.
     """
+    if settings.metrics:
+        from truegreen.plugin.metrics import MetricsPlugin
+
+        MetricsPlugin.register(config, settings.metrics)
     if config.getoption("truegreen_order"):
         from truegreen.plugin.order import ImposedOrder
 
@@ -246,3 +246,6 @@ def _register_selections(config: pytest.Config, settings: Config) -> None:
         from truegreen.plugin.isolate import OnlyIds
 
         config.pluginmanager.register(OnlyIds.from_file(config.getoption("truegreen_only_ids")))
+    from truegreen.plugin.integrity import IntegrityPlugin
+
+    IntegrityPlugin.register(config, settings)

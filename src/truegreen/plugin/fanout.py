@@ -33,16 +33,13 @@ ORDER = (
     "metrics",  # the event stream's test and phase records
 )
 
-# The events a feature may listen to, by the method that receives each.
-EVENTS = ("on_logstart", "on_logreport", "on_logfinish", "on_seal", "on_unseal")
-
 
 class PerTest:
     """Hands each per-test event to the features registered for it, in :data:`ORDER`.
 
-    A feature calls :meth:`add` with its slot and itself; whichever of the methods named in
-    :data:`EVENTS` it has are called (``on_logstart(nodeid)``, ``on_logreport(report)``,
-    ``on_logfinish(nodeid)``, ``on_seal(sealed)``, ``on_unseal()``). The hooks are registered
+    A feature calls :meth:`add` with its slot and itself; whichever of these methods it has
+    are called, any subset: ``on_logstart(nodeid)``, ``on_logreport(report)``,
+    ``on_logfinish(nodeid)``, ``on_seal(sealed)``, ``on_unseal()``. The hooks are registered
     with pytest by :meth:`install`, once the features configured, and for a feature added
     later (the metrics, as the session starts) at once.
     """
