@@ -220,11 +220,9 @@ def test_a_session_with_every_feature_has_one_implementation_per_hot_hook(
     pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """The guards, the ambient reads, the hints, the count, the shard, the tree guard in each
-    mode and the metrics all listen; pluggy sees truegreen once per hot hook.
-
-    Ablation: delete `self._hooks.update(dict.fromkeys(new, hooks))` in
-    `src/truegreen/plugin/fanout.py`: the metrics, added as the session starts, bring a
-    second implementation of each. Restored."""
+    mode and the metrics all listen; pluggy sees truegreen once per hot hook (the fan-out's
+    own logic carries the ablation records of the tests above: an ablated fan-out is the
+    fan-out of the session that runs this test too)."""
     pytester.makeconftest(
         f"""
         HOT = {HOT!r}
