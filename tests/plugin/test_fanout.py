@@ -41,7 +41,8 @@ def plugin_imports() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for path in sorted(PLUGIN_DIR.glob("*.py")):
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        text = path.read_text("utf-8")  # truegreen: ignore[TG101] the import graph is the subject
+        for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.ImportFrom) and node.module:
                 if node.module == PACKAGE:
                     found.update(alias.name for alias in node.names)

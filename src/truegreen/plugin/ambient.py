@@ -69,8 +69,8 @@ class AmbientReads:
         self.keep = frozenset(settings.keep_env)
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
-        # The failure hints' names (those the seal cleared for this test), and which of them
-        # it asked for and did not find.
+        # Shared with the failure hints through the stash: the cleared names they watch while
+        # a test is sealed, and which of them it asked for and did not find.
         self.watch = env_watch(config)
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
         # The names an iteration of os.environ has yielded and nobody has read yet, in order:
