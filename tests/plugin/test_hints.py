@@ -177,7 +177,7 @@ def test_a_failing_test_that_established_what_it_needed_shows_no_hint(
     Ablation: replace `names_a_user(handle.read())` with `False` in
     `src/truegreen/guards/identity.py`.
 
-    Ablation: replace `key in plugin.watch` with `True` in `src/truegreen/plugin/ambient.py`.
+    Ablation: replace `key in watch.names` with `True` in `src/truegreen/plugin/ambient.py`.
 
     Ablation: replace `name not in os.environ` with `True` in `src/truegreen/plugin/hints.py`.
     """

@@ -37,7 +37,7 @@ def test_a_gate_that_ran_green_passes(gate: pytest.Pytester) -> None:
     )
 
 
-# The guards' report hook feeds the count when they are on; without them it has its own.
+# The per-test fan-out feeds the count, the guards on or off.
 GUARDS_OFF = ("--truegreen-set", "writes=off", "--truegreen-set", "network=allow")
 
 
@@ -45,9 +45,8 @@ GUARDS_OFF = ("--truegreen-set", "writes=off", "--truegreen-set", "network=allow
 def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester, guards: tuple[str, ...]) -> None:
     """Ablation: replace `nodeid in self.skipped` with `False` in
     `src/truegreen/plugin/integrity.py`: the run exits 0. Restored. Ablation: delete
-    `self.integrity.record(report)` in `src/truegreen/plugin/guards.py`: with the guards on,
-    the gate reads "not run". Ablation: delete `self.record(report)` in
-    `src/truegreen/plugin/integrity.py`: with the guards off, likewise. Restored."""
+    `per_test(config).add("integrity", plugin)` in `src/truegreen/plugin/integrity.py`: the
+    guards on or off, the gate reads "not run". Restored."""
     result = gate.runpytest_subprocess(
         "--truegreen-must-run=test_gates.py::test_skipped_gate", *guards
     )
@@ -60,10 +59,10 @@ def test_a_skipped_gate_fails_the_run(gate: pytest.Pytester, guards: tuple[str, 
             "the gate did not run",
         ]
     )
-    # premise: each path was taken (the count has its own hook only without the guards)
+    # premise: the guards were on, or off; the fan-out's report hook was there either way
     plugins = _plugins(gate, guards)
     assert ("GuardsPlugin" in plugins) == (not guards)
-    assert ("CountingIntegrity" in plugins) == bool(guards)
+    assert "truegreen.plugin.fanout.PerTestHooks" in plugins
 
 
 def _plugins(pytester: pytest.Pytester, extra: tuple[str, ...]) -> str:

@@ -135,7 +135,5 @@ def test_the_last_line_is_what_went_wrong(output: str, said: str) -> None:
 
 
 def test_a_line_of_source_that_mentions_errors_is_not_the_error() -> None:
-    output = (
-        "    raise errors[0]\nE   PytestUnraisableExceptionWarning: unclosed\n1 failed\n"
-    )
+    output = "    raise errors[0]\nE   PytestUnraisableExceptionWarning: unclosed\n1 failed\n"
     assert last_line(output) == "E   PytestUnraisableExceptionWarning: unclosed"

@@ -72,6 +72,7 @@ COLLECT_RECORD = Option(
 PLUGIN_MODULES = (
     "truegreen.core.config",
     "truegreen.plugin.ambient",
+    "truegreen.plugin.fanout",
     "truegreen.plugin.guards",
     "truegreen.plugin.hermetic",
     "truegreen.plugin.hints",
@@ -79,6 +80,7 @@ PLUGIN_MODULES = (
     "truegreen.plugin.isolate",
     "truegreen.plugin.metrics",
     "truegreen.plugin.platforms",
+    "truegreen.plugin.sealed",
     "truegreen.plugin.sharding",
     "truegreen.plugin.treeguard",
 )

@@ -24,8 +24,9 @@ from truegreen.plugin.rewriting import import_without_rewriting, mutant_first
 import_without_rewriting()
 
 from truegreen.core import protocol  # noqa: E402 - not through the rewriter
+from truegreen.core.config import Config  # noqa: E402
 from truegreen.core.errors import TruegreenError  # noqa: E402
-from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, HERMETIC_KEY  # noqa: E402
+from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, per_test  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -169,43 +170,64 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[CONFIG_KEY]
     if not settings.enabled:
         return
-    guarded = settings.writes != "off" or settings.network != "allow" or settings.deny_programs
+    # Each feature registers itself and, for the hot per-test hooks, with the per-test fan-out,
+    # whose declared order (plugin/fanout.py ORDER) is the order they see each test in; none
+    # refers to another, so the order of the registrations below does not matter, except in
+    # _register_in_order.
     if settings.hermetic:
+        from truegreen.plugin import fixtures
         from truegreen.plugin.hermetic import HermeticPlugin
 
         HermeticPlugin.register(config, settings)
+        config.pluginmanager.register(fixtures, "truegreen-hermetic-fixtures")
     if settings.tree_guard != "off":
         from truegreen.plugin.treeguard import TreeGuardPlugin
 
         TreeGuardPlugin.register(config, settings)
-    if guarded:
+    if settings.writes != "off" or settings.network != "allow" or settings.deny_programs:
         from truegreen.plugin.ambient import AmbientReads
         from truegreen.plugin.guards import GuardsPlugin
 
-        guards = GuardsPlugin.register(config, settings)
-        ambient = guards.ambient = AmbientReads.register(config, settings)
+        GuardsPlugin.register(config, settings)
+        AmbientReads.register(config, settings)
         if settings.hermetic:
             from truegreen.plugin.hints import FailureHints
 
-            FailureHints.install(config.stash[HERMETIC_KEY], guards, ambient)
-    from truegreen.plugin.integrity import IntegrityPlugin
+            FailureHints.register(config)
     from truegreen.plugin.platforms import PlatformsPlugin
 
+    PlatformsPlugin.register(config)
+    if config.getoption("truegreen_basetemp_out"):
+        from truegreen.plugin.isolate import RunBasetemp
+
+        config.pluginmanager.register(RunBasetemp(config.getoption("truegreen_basetemp_out")))
+    _register_in_order(config, settings)
+    per_test(config).install()  # one plugin object for the hot hooks of all the features
+
+
+def _register_in_order(config: pytest.Config, settings: Config) -> None:
+    """The plugins whose order of registration matters, in that order.
+
+    The one place where it does (with the per-test fan-out's declared ORDER): pluggy runs
+    ``trylast`` implementations of a hook in the order they were registered. The cuts of the
+    collection, each a trylast ``pytest_collection_modifyitems``, see the ones before them:
+    the imposed order first (the shard is cut from exactly the tests it names), then the
+    shard, then one file's or a list's tests. The run-integrity count reads what is left at
+    ``pytest_collection_finish``, after every cut, and comes last: its trylast
+    ``pytest_sessionfinish`` fails the run for a gate that did not run after the metrics'
+    and the shard's have recorded the session's exit status.
+    """
     if settings.metrics:
         from truegreen.plugin.metrics import MetricsPlugin
 
         MetricsPlugin.register(config, settings.metrics)
-    PlatformsPlugin.register(config)
     if config.getoption("truegreen_order"):
         from truegreen.plugin.order import ImposedOrder
 
-        # Before the shard and the integrity count, whose trylast hooks must see the order cut.
         config.pluginmanager.register(ImposedOrder(config.getoption("truegreen_order")))
     if settings.shard or settings.manifest or config.getoption("truegreen_plan_out"):
         from truegreen.plugin.sharding import ShardPlugin
 
-        # Registered before the integrity count: of two trylast hooks, pluggy runs the one
-        # registered first first, and the shard must be cut before the count is taken.
         ShardPlugin.register(config, settings)
     if config.getoption("truegreen_only_file"):
         from truegreen.plugin.isolate import OnlyFile
@@ -216,12 +238,10 @@ def pytest_configure(config: pytest.Config) -> None:
             from truegreen.plugin.sharedcache import SharedCache
 
             config.pluginmanager.register(SharedCache(config))
-    if config.getoption("truegreen_basetemp_out"):
-        from truegreen.plugin.isolate import RunBasetemp
-
-        config.pluginmanager.register(RunBasetemp(config.getoption("truegreen_basetemp_out")))
     if config.getoption("truegreen_only_ids"):
         from truegreen.plugin.isolate import OnlyIds
 
         config.pluginmanager.register(OnlyIds.from_file(config.getoption("truegreen_only_ids")))
+    from truegreen.plugin.integrity import IntegrityPlugin
+
     IntegrityPlugin.register(config, settings)

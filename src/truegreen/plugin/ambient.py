@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.plugin.stash import AMBIENT_KEY, HERMETIC_KEY
+from truegreen.plugin.stash import AMBIENT_KEY, SEAL_KEY, env_watch, per_test
 
 # Variables every process reads and no test result should hinge on.
 ORDINARY = frozenset(
@@ -69,10 +69,9 @@ class AmbientReads:
         self.keep = frozenset(settings.keep_env)
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
-        # The failure hints: names the seal cleared for this test, and which of them it
-        # asked for and did not find.
-        self.watch: frozenset[str] = frozenset()
-        self.misses: set[str] = set()
+        # Shared with the failure hints through the stash: the cleared names they watch while
+        # a test is sealed, and which of them it asked for and did not find.
+        self.watch = env_watch(config)
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
         # The names an iteration of os.environ has yielded and nobody has read yet, in order:
         # a copy (dict(os.environ), .copy(), .items(), ==) reads each of them in that order.
@@ -82,16 +81,17 @@ class AmbientReads:
         self._saved: dict[str, Callable[..., Any]] = {}
 
     @classmethod
-    def register(cls, config: pytest.Config, settings: Config) -> AmbientReads:
+    def register(cls, config: pytest.Config, settings: Config) -> None:
         plugin = cls(config, settings, config.stash.get(AMBIENT_KEY, frozenset(os.environ)))
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
-        return plugin
+        per_test(config).add("ambient", plugin)
 
     def pytest_sessionstart(self) -> None:
         environ_class = os._Environ
         original = environ_class.__getitem__
         original_iter = environ_class.__iter__
         plugin = self
+        watch = self.watch
 
         def __getitem__(environ: Any, key: str) -> str:
             if environ is not _ENVIRON:
@@ -101,8 +101,8 @@ class AmbientReads:
             try:
                 raw = environ._data[raw_key]
             except KeyError:
-                if key in plugin.watch:
-                    plugin.misses.add(key)
+                if key in watch.names:
+                    watch.misses.add(key)
                 raise KeyError(key) from None
             reads = plugin.reads
             if reads is not None:
@@ -151,30 +151,30 @@ class AmbientReads:
         self._saved = {}
 
     def _leads(self, names: set[str]) -> list[str]:
-        hermetic = self.config.stash.get(HERMETIC_KEY, None)
+        seal = self.config.stash.get(SEAL_KEY, None)
         sealed: set[str] = set()
-        if hermetic is not None:
-            sealed = {n for n, _ in hermetic.seal.fixed} | {n for n, _ in hermetic.seal.templated}
+        if seal is not None:
+            sealed = {n for n, _ in seal.fixed} | {n for n, _ in seal.templated}
         leads = []
         for name in names:
             if name not in self.ambient or name in self.keep or name in sealed:
                 continue
             if name in ORDINARY or name.startswith(_PREFIXES):
                 continue
-            if hermetic is not None and hermetic.seal.reason(name) is not None:
+            if seal is not None and seal.reason(name) is not None:
                 continue
             leads.append(name)
         return sorted(leads)
 
-    # Not hooks: the guards' own per-test hooks call these (one hook call fewer per phase).
+    # Not hooks: the per-test fan-out calls these (plugin/fanout.py).
 
-    def start(self) -> None:
+    def on_logstart(self, nodeid: str) -> None:
         """A test starts: record what it reads."""
         self.reads = set()
         self.copying = deque()
         self.pending = None
 
-    def finish(self, nodeid: str) -> None:
+    def on_logfinish(self, nodeid: str) -> None:
         """The test is over: keep its reads of ambient variables as leads."""
         self.settle()
         reads, self.reads = self.reads, None

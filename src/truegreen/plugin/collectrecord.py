@@ -47,11 +47,14 @@ class CollectRecord:
         self.collected: dict[str, int] = {}
         self.deselected: dict[str, int] = {}
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_ignore_collect(self, collection_path: Path) -> Generator[None, Any, None]:
-        outcome = yield
-        if outcome.get_result():
+    @pytest.hookimpl(wrapper=True)
+    def pytest_ignore_collect(
+        self, collection_path: Path
+    ) -> Generator[None, Optional[bool], Optional[bool]]:
+        ignored = yield
+        if ignored:
             self.ignored.add(_real(collection_path))
+        return ignored
 
     def pytest_collect_file(self, file_path: Path) -> None:
         self.visited.add(_real(file_path))

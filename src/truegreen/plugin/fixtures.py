@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from truegreen.plugin.hermetic import Hermetic
-from truegreen.plugin.stash import HERMETIC_KEY
+from truegreen.plugin.hermetic import HERMETIC_KEY
+from truegreen.plugin.sealed import Hermetic
 
 
 @pytest.fixture

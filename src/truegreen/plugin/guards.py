@@ -13,7 +13,7 @@ import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Generator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import pytest
 
@@ -23,12 +23,7 @@ from truegreen.guards import active, hook, network
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.records import Violation
 from truegreen.guards.runtime import Guard
-from truegreen.plugin.stash import GUARDS_KEY
-
-if TYPE_CHECKING:
-    from truegreen.plugin.ambient import AmbientReads
-    from truegreen.plugin.hints import FailureHints
-    from truegreen.plugin.integrity import IntegrityPlugin
+from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test
 
 NETWORK_MARKER = "truegreen_network"
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
@@ -51,18 +46,14 @@ class GuardsPlugin:
         self.warnings: dict[str, list[Violation]] = defaultdict(list)
         self.outside: list[Violation] = []
         self._saved_env: dict[str, Optional[str]] = {}
-        self.hints: Optional[FailureHints] = None  # set by FailureHints.install
-        self.ambient: Optional[AmbientReads] = None  # started and finished with each test
-        self.integrity: Optional[IntegrityPlugin] = None  # counts the reports this hook sees
         self.marked: dict[str, pytest.Item] = {}  # node id -> test with a network marker
         self._run_mtime = 0
 
     @classmethod
-    def register(cls, config: pytest.Config, settings: Config) -> GuardsPlugin:
+    def register(cls, config: pytest.Config, settings: Config) -> None:
         plugin = cls(config, settings)
-        config.stash[GUARDS_KEY] = plugin
         config.pluginmanager.register(plugin, "truegreen-guards")
-        return plugin
+        per_test(config).add("guards", plugin)
 
     # -- session ----------------------------------------------------------------
 
@@ -104,7 +95,8 @@ class GuardsPlugin:
             Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
         self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
         self.guard.locate = fixture_where
-        self.guard.notes_reads = self.hints is not None
+        self.guard.notes_reads = self.config.stash.get(NOTE_READS_KEY, False)
+        self.config.stash[GUARD_KEY] = self.guard  # for the features that read its records
         active.activate(self.guard)
         if policy.network == "owned":
             self.guard.tracking = network.track_listeners(self.guard)
@@ -121,14 +113,16 @@ class GuardsPlugin:
             else:
                 os.environ[name] = value
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_collection(self, session: pytest.Session) -> Generator[None, Any, None]:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, Any, Any]:
         guard = self.guard
         if guard is not None:
             guard.where = "collection"
-        yield
-        if guard is not None:
-            guard.where = None
+        try:
+            result = yield
+        finally:
+            if guard is not None:
+                guard.where = None
         # item.keywords answers in a few dictionary lookups; get_closest_marker walks the
         # node chain, so it is asked only of the tests that carry the marker at all
         self.marked = {
@@ -136,18 +130,17 @@ class GuardsPlugin:
             for item in getattr(session, "items", ())
             if NETWORK_MARKER in item.keywords
         }
+        return result
 
     # -- per test ---------------------------------------------------------------
 
-    # Two plain hooks a test, and the report hook: each hook implementation costs pluggy
-    # about 4,000 instructions a call, so nothing else runs per test or per fixture. Where
-    # inside the test a violation happened (a wider-scoped fixture's setup) is worked out
-    # from the stack when there is one (``fixture_where``); child processes learn their test
-    # from pytest's own PYTEST_CURRENT_TEST.
+    # Called by the per-test fan-out (plugin/fanout.py), first of the features: each hook
+    # implementation costs pluggy about 4,000 instructions a call, so the guards add none per
+    # test or per fixture. Where inside the test a violation happened (a wider-scoped
+    # fixture's setup) is worked out from the stack when there is one (``fixture_where``);
+    # child processes learn their test from pytest's own PYTEST_CURRENT_TEST.
 
-    def pytest_runtest_logstart(self, nodeid: str) -> None:
-        if self.ambient is not None:
-            self.ambient.start()
+    def on_logstart(self, nodeid: str) -> None:
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = nodeid
@@ -159,9 +152,7 @@ class GuardsPlugin:
                     guard.extra_hosts = tuple(parse_host(str(h)) for h in marker.args)
                     guard.network_mode = marker.kwargs.get("mode", guard.network_mode)
 
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        if self.ambient is not None:
-            self.ambient.finish(nodeid)
+    def on_logfinish(self, nodeid: str) -> None:
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = None
@@ -190,13 +181,12 @@ class GuardsPlugin:
         self.seen = len(guard.violations)
         return fresh
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def on_logreport(self, report: pytest.TestReport) -> None:
         """Fail the report of the phase a violation happened in, before anyone reads it.
 
         pytest decides whether to run a test's call from this very report object, so a
-        violation during setup stops the test like any setup error. The failure hints see
-        the report last, with the children's records read; then the run-integrity count.
+        violation during setup stops the test like any setup error. The fan-out's report
+        hook runs first of all (tryfirst) and hands the report to the guards first.
         """
         if self.guard is not None:
             mine = []
@@ -207,10 +197,6 @@ class GuardsPlugin:
                     self.outside.append(violation)
             if mine:
                 self._fail(report, mine, self.guard.policy)
-            if self.hints is not None:
-                self.hints.explain(report)
-        if self.integrity is not None:
-            self.integrity.record(report)
 
     def _fail(self, report: pytest.TestReport, mine: list[Violation], policy: Policy) -> None:
         """Record this test's violations; fail its report unless they are only warnings."""
@@ -254,6 +240,8 @@ def fixture_where() -> Optional[str]:
     """``session fixture 'db'`` while a wider-scoped fixture is being set up on this thread's
     stack (the innermost fixture setup decides), else None: asked only of a violation."""
     if not _FIXTURE_SETUP:
+        # A private import: pytest has no public name for its own fixture-setup hook, whose
+        # frame marks a fixture being set up (pytest.FixtureDef is public, this is not).
         from _pytest import fixtures
 
         _FIXTURE_SETUP.append(getattr(fixtures.pytest_fixture_setup, "__code__", None))

@@ -14,7 +14,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Generator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -24,10 +23,14 @@ from truegreen import __version__
 from truegreen.core.config import Config
 from truegreen.core.hermetic import Seal, seal_for
 from truegreen.core.references import resolve_callable
+from truegreen.plugin.fanout import PerTest
 from truegreen.plugin.homedirs import PlatformdirsRedirect
-from truegreen.plugin.stash import HERMETIC_KEY
+from truegreen.plugin.sealed import Hermetic
+from truegreen.plugin.stash import SEAL_KEY, per_test
 
 AMBIENT_MARKER = "truegreen_ambient"
+# The plugin, for its fixture (the test's current seal): this feature's own key.
+HERMETIC_KEY = pytest.StashKey["HermeticPlugin"]()
 
 _ENV = os.environ
 # os.environ keeps its encoded form in ``_data``; copying and comparing it is a
@@ -95,43 +98,6 @@ def _zone_is_utc() -> bool:
     return "TZ" not in _ENV and time.timezone == 0 and time.altzone == 0 and not time.daylight
 
 
-@dataclass
-class Hermetic:
-    """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
-
-    A test that needs an identity, a dotfile or a token establishes it here,
-    inside its own home, instead of borrowing the developer's (doctrine 004).
-    """
-
-    home: Path
-    cleared: tuple[str, ...] = ()
-    _before: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _after: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _undo: list[tuple[str, Any, Any]] = field(default_factory=list, repr=False)
-
-    def home_file(self, relative: str, text: str = "") -> Path:
-        """Create ``~/relative`` in the sealed home with ``text`` and return its path."""
-        path = self.home / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def git_identity(
-        self, name: str = "Test Author", email: str = "test-author@example.invalid"
-    ) -> Path:
-        """Give git an identity for this test only: ``~/.gitconfig`` in the sealed home.
-
-        The seal points ``GIT_CONFIG_GLOBAL`` at the null device; this points it at
-        the new file instead, for the rest of the test.
-        """
-        path = self.home_file(
-            ".gitconfig",
-            f"[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n",
-        )
-        _ENV["GIT_CONFIG_GLOBAL"] = str(path)
-        return path
-
-
 class HermeticPlugin:
     """Seals every test; registered only when ``hermetic`` is on.
 
@@ -143,7 +109,7 @@ class HermeticPlugin:
     wider-scoped one is.
     """
 
-    def __init__(self, settings: Config, seal: Seal, real_home: str) -> None:
+    def __init__(self, settings: Config, seal: Seal, real_home: str, events: PerTest) -> None:
         self.settings = settings
         self.seal = seal
         self.needs_tmp = any("{tmp}" in template for _, template in seal.templated)
@@ -154,9 +120,8 @@ class HermeticPlugin:
         self.removed: Counter[str] = Counter()
         self.ambient: list[str] = []
         self.current: Optional[Hermetic] = None
-        # The failure hints watch a test from its seal to its unseal.
-        self.on_seal: Optional[Callable[[Hermetic], None]] = None
-        self.on_unseal: Optional[Callable[[], None]] = None
+        # Told of each seal and unseal: the features that watch a test while it is sealed.
+        self.events = events
         self._item: Optional[pytest.Item] = None
         self._next: Optional[pytest.Item] = None  # the item after the one running
         self._held: Optional[Hermetic] = None  # a seal left on between two tests
@@ -173,12 +138,10 @@ class HermeticPlugin:
         kind = cls
         if any("{tmp}" in template for _, template in seal.templated):
             kind = HermeticPluginWithTmp
-        plugin = kind(settings, seal, os.path.expanduser("~"))
+        plugin = kind(settings, seal, os.path.expanduser("~"), per_test(config))
         config.stash[HERMETIC_KEY] = plugin
+        config.stash[SEAL_KEY] = seal
         config.pluginmanager.register(plugin, "truegreen-hermetic")
-        from truegreen.plugin import fixtures
-
-        config.pluginmanager.register(fixtures, "truegreen-hermetic-fixtures")
         return plugin
 
     # -- per test ---------------------------------------------------------------
@@ -318,8 +281,7 @@ class HermeticPlugin:
         self.redirect.current = str(sealed.home)
         for reset in self.resetters:
             reset()
-        if self.on_seal is not None:
-            self.on_seal(sealed)
+        self.events.seal(sealed)
 
     def _may_hold(self, item: Optional[pytest.Item]) -> bool:
         """Whether the seal may stay on until the next test: nothing but the test's own
@@ -349,8 +311,7 @@ class HermeticPlugin:
         sealed, self.current = self.current, None
         if sealed is None:
             return
-        if self.on_unseal is not None:
-            self.on_unseal()
+        self.events.unseal()
         now = _snapshot()
         self._give_back(sealed.home)
         if sealed._after == now and self._may_hold(item):
@@ -435,16 +396,15 @@ class HermeticPluginWithTmp(HermeticPlugin):
     """The seal when ``set-env`` uses ``{tmp}``: when the first function-scoped fixture is
     ``tmp_path`` itself, let pytest make it, then seal with it."""
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_fixture_setup(  # type: ignore[override]
         self, fixturedef: Any, request: pytest.FixtureRequest
-    ) -> Generator[None, Any, None]:
+    ) -> Generator[None, Any, Any]:
         if fixturedef.scope != "function" or self._item is request.node:
-            yield
-        elif fixturedef.argname == "tmp_path":
-            outcome = yield
-            if outcome.excinfo is None:
-                self._enter(request.node, tmp=str(outcome.get_result()))
-        else:
-            self._enter(request.node)
-            yield
+            return (yield)
+        if fixturedef.argname == "tmp_path":
+            path = yield  # an error setting it up propagates: no seal
+            self._enter(request.node, tmp=str(path))
+            return path
+        self._enter(request.node)
+        return (yield)

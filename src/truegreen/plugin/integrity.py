@@ -16,7 +16,7 @@ import pytest
 
 from truegreen.core.config import Config
 from truegreen.core.mustrun import matches
-from truegreen.plugin.stash import GUARDS_KEY, SHARDED_OUT_KEY
+from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
 
 def _reason(report: pytest.TestReport) -> str:
@@ -40,27 +40,23 @@ class IntegrityPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
-        """Register the count; the guards' report hook feeds it when they are on (each hook
-        implementation costs pluggy about 4,000 instructions a report), else its own."""
-        guards = config.stash.get(GUARDS_KEY, None)
-        if guards is not None:
-            plugin = cls(settings)
-            guards.integrity = plugin
-        else:
-            plugin = CountingIntegrity(settings)
+        """Register the count; the per-test fan-out hands it each report (after the guards
+        have failed it, if they did)."""
+        plugin = cls(settings)
         config.pluginmanager.register(plugin, "truegreen-integrity")
+        per_test(config).add("integrity", plugin)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
         self.collected.extend(item.nodeid for item in items)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        # After every selection: what is left will run; what was deselected was recorded
-        # as it went. Tests with collection errors are in neither.
-        self.collected.extend(item.nodeid for item in items)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # After every selection, whatever order the plugins that select run in: what is left
+        # will run; what was deselected was recorded as it went. Tests with collection
+        # errors are in neither.
+        self.collected.extend(item.nodeid for item in session.items)
 
-    def record(self, report: pytest.TestReport) -> None:
+    def on_logreport(self, report: pytest.TestReport) -> None:
         """Count one report (after the guards have failed it, if they did)."""
         when, outcome = report.when, report.outcome
         if when == "call":
@@ -152,10 +148,3 @@ class IntegrityPlugin:
             tr.write_line(f"  skipped {count}: {reason}")
         for problem in self.problems:
             tr.write_line(f"FAILED GATE {problem}", red=True)
-
-
-class CountingIntegrity(IntegrityPlugin):
-    """The count with a report hook of its own, for a run without the guards."""
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.record(report)

@@ -21,6 +21,7 @@ import pytest
 from truegreen.core import events
 from truegreen.guards.hook import quiet
 from truegreen.guards.records import StreamWriter
+from truegreen.plugin.stash import per_test
 
 # The per-test records are written for every test of the run, so they are formatted here
 # rather than through json.dumps (a new encoder per call, a dict per record): only strings
@@ -64,7 +65,9 @@ class MetricsPlugin:
         self.emit(events.SESSION_START, worker=self.worker)
         # An xdist controller's workers record the tests; it would only echo them.
         if not self.config.pluginmanager.hasplugin("dsession"):
-            self.config.pluginmanager.register(Recorder(self.writer), "truegreen-metrics-tests")
+            recorder = Recorder(self.writer)
+            self.config.pluginmanager.register(recorder, "truegreen-metrics-tests")
+            per_test(self.config).add("metrics", recorder)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -72,7 +75,11 @@ class MetricsPlugin:
 
 
 class Recorder:
-    """The records of each test: its start and end, its phases, its fixtures' setups."""
+    """The records of each test: its start and end, its phases, its fixtures' setups.
+
+    The per-test fan-out (plugin/fanout.py) hands it each test's start, reports and end, last
+    of the features: a phase's outcome is recorded after the guards have failed it.
+    """
 
     def __init__(self, writer: StreamWriter) -> None:
         self.line = writer.line
@@ -89,12 +96,12 @@ class Recorder:
         started = self.started.get(nodeid)
         return _quote(nodeid) if started is None else started[1]
 
-    def pytest_runtest_logstart(self, nodeid: str) -> None:
+    def on_logstart(self, nodeid: str) -> None:
         now, test = time.time(), _quote(nodeid)
         self.started[nodeid] = (now, test)
         self.line(f'{_TEST_START}{now!r},"test":{test}}}')
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def on_logreport(self, report: pytest.TestReport) -> None:
         outcome = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
         self.line(
             f'{_PHASE}{time.time()!r},"test":{self._test(report.nodeid)},'
@@ -102,21 +109,23 @@ class Recorder:
             f'"duration":{report.duration:.6f}}}'
         )
 
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+    def on_logfinish(self, nodeid: str) -> None:
         now = time.time()
         start, test = self.started.pop(nodeid, (None, _quote(nodeid)))
         duration = "null" if start is None else f"{now - start:.6f}"
         self.line(f'{_TEST_END}{now!r},"test":{test},"duration":{duration}}}')
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(
         self, fixturedef: Any, request: pytest.FixtureRequest
-    ) -> Generator[None, Any, None]:
+    ) -> Generator[None, Any, Any]:
         start = time.perf_counter()
-        yield
-        duration = time.perf_counter() - start
-        self.line(
-            f'{_FIXTURE}{time.time()!r},"test":{self._test(request.node.nodeid)},'
-            f'"fixture":{self._quoted(fixturedef.argname)},'
-            f'"scope":{self._quoted(fixturedef.scope)},"duration":{duration:.6f}}}'
-        )
+        try:
+            return (yield)
+        finally:  # a fixture whose setup raised is recorded too
+            duration = time.perf_counter() - start
+            self.line(
+                f'{_FIXTURE}{time.time()!r},"test":{self._test(request.node.nodeid)},'
+                f'"fixture":{self._quoted(fixturedef.argname)},'
+                f'"scope":{self._quoted(fixturedef.scope)},"duration":{duration:.6f}}}'
+            )

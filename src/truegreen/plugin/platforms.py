@@ -13,7 +13,6 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from _pytest.reports import CollectReport
 
 if TYPE_CHECKING:
     from truegreen.core.platforms import Marker
@@ -82,5 +81,5 @@ class PlatformsPlugin:
             return
         items[:] = keep
         for item, message in errors:
-            report = CollectReport(item.nodeid, "failed", f"{item.nodeid}: {message}", [])
+            report = pytest.CollectReport(item.nodeid, "failed", f"{item.nodeid}: {message}", [])
             config.hook.pytest_collectreport(report=report)

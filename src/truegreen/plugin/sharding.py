@@ -30,7 +30,7 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
-from truegreen.plugin.stash import SHARDED_OUT_KEY
+from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
 
 def _group(item: pytest.Item) -> Optional[str]:
@@ -81,7 +81,9 @@ class ShardPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
-        config.pluginmanager.register(cls(config, settings), "truegreen-sharding")
+        plugin = cls(config, settings)
+        config.pluginmanager.register(plugin, "truegreen-sharding")
+        per_test(config).add("shard", plugin)
 
     @property
     def controller(self) -> bool:
@@ -185,7 +187,7 @@ class ShardPlugin:
             started = {"format": FORMAT, "k": spec.k, "n": spec.n, "complete": False}
             write_atomic(self.manifest_dir / self.name, started)
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def on_logreport(self, report: pytest.TestReport) -> None:
         outcome = _outcome(report, self.outcomes.get(report.nodeid))
         if outcome is not None:
             self.outcomes[report.nodeid] = outcome

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +65,11 @@ class SharedCache:
         if lfplugin is not None:
             self.started = dict(lfplugin.lastfailed)  # before collection changes it
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_sessionfinish(self) -> Iterator[None]:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self) -> Generator[None, None, None]:
         cache = self.config.cache
         if cache is None:
-            yield
-            return
+            return (yield)
         with _locked(cache.mkdir("truegreen") / "lock"):
             lfplugin = self.config.pluginmanager.get_plugin("lfplugin")
             if lfplugin is not None:
@@ -80,4 +79,5 @@ class SharedCache:
             nfplugin = self.config.pluginmanager.get_plugin("nfplugin")
             if nfplugin is not None and nfplugin.cached_nodeids is not None:
                 nfplugin.cached_nodeids.update(cache.get("cache/nodeids", []))
-            yield
+            # pytest's cache plugins write both entries inside: still under the lock
+            return (yield)

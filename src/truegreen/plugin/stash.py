@@ -1,4 +1,9 @@
-"""Typed keys for the state that crosses hooks, kept in ``config.stash``."""
+"""Typed keys for the state that crosses hooks and features, kept in ``config.stash``.
+
+What one feature hands another travels here (or through the per-test fan-out), never as an
+attribute one plugin object sets on another. Every value's type lives in ``core/``,
+``guards/`` or a neutral module of ``plugin/``, so this module imports no feature.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +13,52 @@ import pytest
 
 from truegreen.core.config import Config
 
-if TYPE_CHECKING:
-    from truegreen.plugin.guards import GuardsPlugin
-    from truegreen.plugin.hermetic import HermeticPlugin
+if TYPE_CHECKING:  # imported where they are used: this module is imported at start-up
+    from truegreen.core.hermetic import Seal
+    from truegreen.guards.runtime import Guard
+    from truegreen.plugin.fanout import PerTest
 
 CONFIG_KEY = pytest.StashKey[Config]()
-HERMETIC_KEY: pytest.StashKey[HermeticPlugin] = pytest.StashKey()
-GUARDS_KEY: pytest.StashKey[GuardsPlugin] = pytest.StashKey()
 # The names of the variables the machine set: the environment before any conftest ran.
 AMBIENT_KEY = pytest.StashKey[frozenset[str]]()
 # Node ids this shard left to the other shards: not deselected by the user, not missing.
 SHARDED_OUT_KEY = pytest.StashKey[set[str]]()
+# The hermetic environment's seal, set when it is on: what it clears and sets, and why.
+SEAL_KEY: pytest.StashKey[Seal] = pytest.StashKey()
+# The guards' runtime object, set as the session starts when the guards are on.
+GUARD_KEY: pytest.StashKey[Guard] = pytest.StashKey()
+# Whether a feature wants the guard to note reads under a sealed home (the failure hints):
+# without one, no read is listened to when the write guard is off.
+NOTE_READS_KEY = pytest.StashKey[bool]()
+PER_TEST_KEY: pytest.StashKey[PerTest] = pytest.StashKey()
+ENV_WATCH_KEY = pytest.StashKey["EnvWatch"]()
+
+
+class EnvWatch:
+    """Cleared variables a sealed test asked for and did not find. The failure hints set
+    ``names`` from a test's seal to its unseal; the ambient-reads patch of ``os.environ``
+    adds each of them it is asked for and lacks to ``misses``."""
+
+    __slots__ = ("misses", "names")
+
+    def __init__(self) -> None:
+        self.names: frozenset[str] = frozenset()
+        self.misses: set[str] = set()
+
+
+def per_test(config: pytest.Config) -> PerTest:
+    """The session's per-test fan-out, made by whichever feature asks first."""
+    found = config.stash.get(PER_TEST_KEY, None)
+    if found is None:
+        from truegreen.plugin.fanout import PerTest
+
+        found = config.stash[PER_TEST_KEY] = PerTest(config.pluginmanager)
+    return found
+
+
+def env_watch(config: pytest.Config) -> EnvWatch:
+    """The session's :class:`EnvWatch`, made by whichever feature asks first."""
+    found = config.stash.get(ENV_WATCH_KEY, None)
+    if found is None:
+        found = config.stash[ENV_WATCH_KEY] = EnvWatch()
+    return found

@@ -7,7 +7,7 @@ import os
 import stat
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import pytest
 
@@ -15,6 +15,7 @@ from truegreen.core.config import Config
 from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
 from truegreen.guards.git import GitError, environment, git
 from truegreen.guards.hook import quiet
+from truegreen.plugin.stash import per_test
 
 # Captured at import: a test that mocks these must not blind the guard that watches it.
 _open = open
@@ -135,7 +136,9 @@ class TreeGuardPlugin:
         plugin = cls(settings.tree_guard, checkout, why_off, hasattr(config, "workerinput"))
         config.pluginmanager.register(plugin, "truegreen-tree-guard")
         if plugin.per_test:
-            config.pluginmanager.register(EachTest(plugin), "truegreen-tree-guard-each")
+            each = EachTest(plugin)
+            config.pluginmanager.register(each, "truegreen-tree-guard-each")
+            per_test(config).add("tree", each)
         return plugin
 
     def snapshot(self) -> tuple[Optional[Snapshot], Optional[str]]:
@@ -215,14 +218,17 @@ class EachTest:
         if self.guard.chain is None:
             self.guard.chain, self.guard.chain_problem = self.guard.snapshot()
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, Any, None]:
-        outcome = yield
-        if call.when != "teardown":
-            return
-        report: pytest.TestReport = outcome.get_result()
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if call.when == "teardown":
+            self._judge(item, report)
+        return report
+
+    def _judge(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        """Fail the teardown report of a test that changed the working tree."""
         guard = self.guard
         before, before_problem = guard.chain, guard.chain_problem
         after, after_problem = guard.snapshot()
@@ -243,7 +249,8 @@ class EachTest:
             report.outcome = "failed"
             report.longrepr = text
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def on_logreport(self, report: pytest.TestReport) -> None:
+        # Called by the per-test fan-out (plugin/fanout.py).
         found = getattr(report, REPORT_ATTR, None)
         if self.guard.whole_run and found:
             self.guard.by_test[report.nodeid] = [Change(path, what) for path, what in found]

@@ -1,0 +1,50 @@
+"""What a sealed test is given: the ``hermetic`` fixture's value, and what the seal notes of it.
+
+Its own module, apart from the plugin that seals, so that the per-test fan-out and the
+features that watch a sealed test (the failure hints) can name it without importing that
+plugin.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Hermetic:
+    """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
+
+    A test that needs an identity, a dotfile or a token establishes it here,
+    inside its own home, instead of borrowing the developer's (doctrine 004).
+    """
+
+    home: Path
+    cleared: tuple[str, ...] = ()
+    _before: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _after: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _undo: list[tuple[str, Any, Any]] = field(default_factory=list, repr=False)
+
+    def home_file(self, relative: str, text: str = "") -> Path:
+        """Create ``~/relative`` in the sealed home with ``text`` and return its path."""
+        path = self.home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def git_identity(
+        self, name: str = "Test Author", email: str = "test-author@example.invalid"
+    ) -> Path:
+        """Give git an identity for this test only: ``~/.gitconfig`` in the sealed home.
+
+        The seal points ``GIT_CONFIG_GLOBAL`` at the null device; this points it at
+        the new file instead, for the rest of the test.
+        """
+        path = self.home_file(
+            ".gitconfig",
+            f"[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n",
+        )
+        os.environ["GIT_CONFIG_GLOBAL"] = str(path)
+        return path
