@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from truegreen.guards.records import Spawn, from_record
 from truegreen.guards.spawns import git_verb, program_of
+from truegreen.guards.violations import Spawn, from_record
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,7 @@ from typing import Any, Optional, Union
 from truegreen.cli import add_verb
 from truegreen.core import formats
 from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
-from truegreen.core.errors import UsageError
-from truegreen.core.records import (
+from truegreen.core.claims import (
     Claim,
     ProseRecord,
     Unreadable,
@@ -30,6 +29,7 @@ from truegreen.core.records import (
     read_file_records,
     syntax_problem,
 )
+from truegreen.core.errors import UsageError
 from truegreen.core.snippets import (
     SnippetError,
     choose,

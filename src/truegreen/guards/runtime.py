@@ -7,8 +7,8 @@ import os
 from truegreen.core import events
 from truegreen.guards import hook
 from truegreen.guards.policy import Policy
-from truegreen.guards.records import Spawn, StreamWriter, Violation, from_record
 from truegreen.guards.sites import user_site
+from truegreen.guards.violations import Spawn, StreamWriter, Violation, from_record
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from truegreen.core.config import Config
 from truegreen.core.paths import Roots, absolute_globs
 from truegreen.guards import active, hook, network
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
-from truegreen.guards.records import Violation
 from truegreen.guards.runtime import Guard
+from truegreen.guards.violations import Violation
 from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test
 
 NETWORK_MARKER = "truegreen_network"

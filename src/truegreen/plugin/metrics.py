@@ -20,7 +20,7 @@ import pytest
 
 from truegreen.core import events
 from truegreen.guards.hook import quiet
-from truegreen.guards.records import StreamWriter
+from truegreen.guards.violations import StreamWriter
 from truegreen.plugin.stash import per_test
 
 # The per-test records are written for every test of the run, so they are formatted here

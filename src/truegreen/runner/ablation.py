@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Optional, Union
 
 from truegreen.core.ablation import Run, Verdict, judge, premise
+from truegreen.core.claims import Claim
 from truegreen.core.junit import read_junit
-from truegreen.core.records import Claim
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from truegreen.core.records import Claim, Unreadable, read_file_records, read_records
+from truegreen.core.claims import Claim, Unreadable, read_file_records, read_records
 
 SOURCE = '''
 def test_docstring():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from truegreen.core import events
-from truegreen.guards.records import Spawn, Violation, from_record, header
+from truegreen.guards.violations import Spawn, Violation, from_record, header
 
 
 def _fields(record: dict[str, Any]) -> set[str]:
@@ -26,7 +26,7 @@ def test_violations_spawns_and_headers_are_written_as_the_schema_defines_them() 
 
 def test_a_record_that_breaks_the_schema_is_not_read_back_as_a_violation() -> None:
     """Ablation: replace `events.problem(data) is not None` with `False` in
-    `src/truegreen/guards/records.py`: the mistyped record becomes a Violation. Restored."""
+    `src/truegreen/guards/violations.py`: the mistyped record becomes a Violation. Restored."""
     record = Violation("network", "a.py::t", "a.py::t", "connect to", "h:1", "a.py:3", True, 9)
     good = record.record()
     assert isinstance(from_record(good), Violation)  # premise: the record reads back
