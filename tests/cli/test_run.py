@@ -157,8 +157,8 @@ def numbered(root: Path) -> list[str]:
 def test_an_isolated_run_is_one_numbered_directory_kept_as_pytest_keeps_one(
     tmp_path: Path,
 ) -> None:
-    """Ablation: replace `base.option(name)` with `[]` in
-    `src/truegreen/cli/run.py`."""
+    """Ablation: replace `self._base.option(name)` with `[]` in
+    `src/truegreen/runner/files.py`."""
     project, root = tmp_path / "project", tmp_path / "temproot"
     project.mkdir()
     root.mkdir()

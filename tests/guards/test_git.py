@@ -32,7 +32,7 @@ def test_names_with_spaces_and_newlines_come_back_whole(tmp_path: Path) -> None:
 
 
 def test_it_asks_the_checkout_it_runs_in_not_where_git_dir_points(tmp_path: Path) -> None:
-    """Ablation: replace `k not in REPOSITORY_VARIABLES` with `True` in
+    """Ablation: replace `k not in GIT_REPOSITORY` with `True` in
     `src/truegreen/guards/git.py`."""
     here, elsewhere = repo(tmp_path / "here"), repo(tmp_path / "elsewhere")
     pointed = {**os.environ, "GIT_DIR": str(elsewhere / ".git")}

@@ -14,8 +14,8 @@ from typing import Optional
 
 from truegreen.core.config import Config, expand
 
-# Variables that make git read or write somewhere other than the test's own tree.
-GIT_UNSET = frozenset(
+# Variables that point git at another repository, index or object store than the tree's own.
+GIT_REPOSITORY = frozenset(
     {
         "GIT_DIR",
         "GIT_WORK_TREE",
@@ -24,12 +24,11 @@ GIT_UNSET = frozenset(
         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         "GIT_COMMON_DIR",
         "GIT_NAMESPACE",
-        "GIT_CONFIG",
-        "GIT_CONFIG_COUNT",
-        "GIT_CONFIG_PARAMETERS",
-        "EMAIL",
     }
 )
+# Variables that make git read or write somewhere other than the test's own tree, or give it
+# configuration or an identity from outside it.
+GIT_UNSET = GIT_REPOSITORY | {"GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "EMAIL"}
 GIT_UNSET_PREFIXES = ("GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 
 TERMINAL_UNSET = frozenset(

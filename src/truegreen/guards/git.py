@@ -18,22 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from truegreen.core.hermetic import GIT_UNSET, GIT_UNSET_PREFIXES
+from truegreen.core.hermetic import GIT_REPOSITORY, GIT_UNSET, GIT_UNSET_PREFIXES
 
 _run = subprocess.run
-
-# What points git at another repository, index or object store than the checkout's own.
-REPOSITORY_VARIABLES = frozenset(
-    {
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_NAMESPACE",
-    }
-)
 
 
 class GitError(Exception):
@@ -72,7 +59,7 @@ def environment(environ: Mapping[str, str], *, user_config: bool = False) -> dic
     ``git status`` must ignore what the developer's own excludes file ignores), no git
     configuration but the checkout's and no identity."""
     if user_config:
-        env = {k: v for k, v in environ.items() if k not in REPOSITORY_VARIABLES}
+        env = {k: v for k, v in environ.items() if k not in GIT_REPOSITORY}
     else:
         env = {
             k: v
