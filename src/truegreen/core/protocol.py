@@ -12,22 +12,53 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional
 
 from truegreen.core import formats
 from truegreen.core.errors import DataError
 
 
-@dataclass(frozen=True)
-class Option:
+class _Value:
+    """A small immutable value: equal when its fields are. Plain slotted classes, not
+    dataclasses or NamedTuples: the plugin imports this module in every pytest process, and
+    either of those costs its start-up about a millisecond here (a NamedTuple compiles each
+    annotation)."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._values()))
+        return f"{type(self).__name__}({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+class Option(_Value):
     """One hidden pytest option: its flag, the name pytest stores it under, what it does,
     and what its value names."""
 
+    __slots__ = ("dest", "flag", "meaning", "metavar")
     flag: str
     dest: str
     meaning: str
-    metavar: str = "FILE"
+    metavar: str
+
+    def __init__(self, flag: str, dest: str, meaning: str, metavar: str = "FILE") -> None:
+        self._set(flag=flag, dest=dest, meaning=meaning, metavar=metavar)
 
 
 PLAN_OUT = Option(
@@ -86,26 +117,37 @@ PLUGIN_MODULES = (
 )
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(_Value):
     """What the command asks of one pytest run beyond the user's arguments: each field is
     the file (or, for ``only_file``, the test file) its hidden option names, or None."""
 
-    plan_out: Optional[str] = None
-    only_file: Optional[str] = None
-    basetemp_out: Optional[str] = None
-    only_ids: Optional[str] = None
-    order: Optional[str] = None
+    __slots__ = ("basetemp_out", "only_file", "only_ids", "order", "plan_out")
+    plan_out: Optional[str]
+    only_file: Optional[str]
+    basetemp_out: Optional[str]
+    only_ids: Optional[str]
+    order: Optional[str]
+
+    def __init__(
+        self,
+        plan_out: Optional[str] = None,
+        only_file: Optional[str] = None,
+        basetemp_out: Optional[str] = None,
+        only_ids: Optional[str] = None,
+        order: Optional[str] = None,
+    ) -> None:
+        self._set(plan_out=plan_out, only_file=only_file, basetemp_out=basetemp_out,
+                  only_ids=only_ids, order=order)  # fmt: skip
 
     def argv(self) -> list[str]:
         """The hidden options, as arguments for pytest."""
-        given = ((OPTIONS[f.name], getattr(self, f.name)) for f in fields(self))
+        given = ((OPTIONS[name], value) for name, value in zip(self.__slots__, self._values()))
         return [f"{option.flag}={value}" for option, value in given if value is not None]
 
     @classmethod
     def from_options(cls, getoption: Callable[[str], Any]) -> Request:
         """Read the request back from pytest's parsed options (``config.getoption``)."""
-        values = {f.name: getoption(OPTIONS[f.name].dest) for f in fields(cls)}
+        values = {name: getoption(OPTIONS[name].dest) for name in cls.__slots__}
         return cls(**{name: str(v) if v else None for name, v in values.items()})
 
 
@@ -159,14 +201,17 @@ def read_ids(text: str, source: str) -> list[str]:
     return data
 
 
-@dataclass(frozen=True)
-class Basetemp:
+class Basetemp(_Value):
     """The collecting session's temporary base: the directory, whether the user gave it
     (``--basetemp``), and pytest's ``tmp_path_retention_policy`` for it."""
 
+    __slots__ = ("given", "path", "policy")
     path: str
     given: bool
     policy: str
+
+    def __init__(self, path: str, given: bool, policy: str) -> None:
+        self._set(path=path, given=given, policy=policy)
 
     def text(self) -> str:
         return json.dumps({"basetemp": self.path, "given": self.given, "policy": self.policy})
