@@ -29,9 +29,8 @@ from truegreen.core.junit import read_junit
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver
-from truegreen.runner.forkclient import ForkServer, start_pytest
-from truegreen.runner.process import last_line
-from truegreen.runner.procs import wait_until
+from truegreen.runner.forkclient import ForkServer
+from truegreen.runner.process import PytestProcess
 
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 OPTIONS = ("-q", "-p", "no:cacheprovider")
@@ -85,7 +84,6 @@ class Runner:
         """One pytest run over ``tests``; with ``mutant`` (path, source) it runs ablated."""
         with tempfile.TemporaryDirectory(prefix="truegreen-ablate-") as tmp:
             report = os.path.join(tmp, "report.xml")
-            output = os.path.join(tmp, "output")
             env = environment()
             if mutant is not None:
                 spec = os.path.join(tmp, "mutant.marshal")
@@ -97,16 +95,14 @@ class Runner:
             args = [*OPTIONS, f"--basetemp={basetemp}", f"--junitxml={report}",
                     "-o", "junit_family=xunit1", *tests]  # fmt: skip
             server = self.server if self.forks(mutant[0] if mutant else None) else None
-            child = start_pytest(args, output, env, server, fork_env=env)
-            status, timed_out = wait_until(child, time.time() + self.timeout, everything=False)
-            if timed_out:
+            pytest = PytestProcess((), who="truegreen ablate", env=env, server=server)
+            done = pytest.call(args, env=env, deadline=time.time() + self.timeout)
+            if done.timed_out:
                 return Run(status=-1, timed_out=True)
-            with open(output, "rb") as handle:
-                tail = last_line(handle.read().decode(errors="replace"))
             if not os.path.exists(report):
-                return Run(status=status, tail=tail)
+                return Run(status=done.status, tail=done.last_line())
             results = read_junit(report)
-            return Run(status, tuple(results.failed), results.passed, tail=tail)
+            return Run(done.status, tuple(results.failed), results.passed, tail=done.last_line())
 
 
 @dataclass(frozen=True)

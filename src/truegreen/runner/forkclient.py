@@ -147,7 +147,6 @@ def start_pytest(
     server: Optional[ForkServer] = None,
     fork_env: Optional[Mapping[str, str]] = None,
     cwd: Optional[str] = None,
-    python: str = sys.executable,
 ) -> Child:
     """Start ``pytest ARGS`` with its output in the file ``output``: forked by ``server``
     (in ``fork_env`` when the child's environment differs from the server's), or, with no
@@ -155,7 +154,7 @@ def start_pytest(
     output on this process's own, with ``output`` None)."""
     if server is not None:
         return server.spawn(args, output or os.devnull, fork_env, cwd)
-    argv = [python, "-m", "pytest", *args]
+    argv = [sys.executable, "-m", "pytest", *args]
     if output is None:
         return subprocess.Popen(argv, env=dict(env), cwd=cwd, start_new_session=True)
     with open(output, "wb") as handle:
