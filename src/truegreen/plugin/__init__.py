@@ -197,15 +197,16 @@ def pytest_configure(config: pytest.Config) -> None:
     from truegreen.plugin.platforms import PlatformsPlugin
 
     PlatformsPlugin.register(config)
-    if config.getoption("truegreen_basetemp_out"):
+    request = protocol.Request.from_options(config.getoption)  # what `truegreen` asked, if any
+    if request.basetemp_out:
         from truegreen.plugin.isolate import RunBasetemp
 
-        config.pluginmanager.register(RunBasetemp(config.getoption("truegreen_basetemp_out")))
-    _register_in_order(config, settings)
+        config.pluginmanager.register(RunBasetemp(request.basetemp_out))
+    _register_in_order(config, settings, request)
     per_test(config).install()  # one plugin object for the hot hooks of all the features
 
 
-def _register_in_order(config: pytest.Config, settings: Config) -> None:
+def _register_in_order(config: pytest.Config, settings: Config, request: protocol.Request) -> None:
     """The plugins whose order of registration matters, in that order.
 
     The one place where it does (with the per-test fan-out's declared ORDER): pluggy runs
@@ -221,27 +222,27 @@ def _register_in_order(config: pytest.Config, settings: Config) -> None:
         from truegreen.plugin.metrics import MetricsPlugin
 
         MetricsPlugin.register(config, settings.metrics)
-    if config.getoption("truegreen_order"):
+    if request.order:
         from truegreen.plugin.order import ImposedOrder
 
-        config.pluginmanager.register(ImposedOrder(config.getoption("truegreen_order")))
-    if settings.shard or settings.manifest or config.getoption("truegreen_plan_out"):
+        config.pluginmanager.register(ImposedOrder(request.order))
+    if settings.shard or settings.manifest or request.plan_out:
         from truegreen.plugin.sharding import ShardPlugin
 
         ShardPlugin.register(config, settings)
-    if config.getoption("truegreen_only_file"):
+    if request.only_file:
         from truegreen.plugin.isolate import OnlyFile
 
-        only_file = OnlyFile(config.getoption("truegreen_only_file"), config.rootpath)
+        only_file = OnlyFile(request.only_file, config.rootpath)
         config.pluginmanager.register(only_file)
         if config.pluginmanager.has_plugin("cacheprovider"):
             from truegreen.plugin.sharedcache import SharedCache
 
             config.pluginmanager.register(SharedCache(config))
-    if config.getoption("truegreen_only_ids"):
+    if request.only_ids:
         from truegreen.plugin.isolate import OnlyIds
 
-        config.pluginmanager.register(OnlyIds.from_file(config.getoption("truegreen_only_ids")))
+        config.pluginmanager.register(OnlyIds.from_file(request.only_ids))
     from truegreen.plugin.integrity import IntegrityPlugin
 
     IntegrityPlugin.register(config, settings)
