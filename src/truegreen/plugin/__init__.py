@@ -26,7 +26,7 @@ import_without_rewriting()
 from truegreen.core import protocol  # noqa: E402 - not through the rewriter
 from truegreen.core.config import Config  # noqa: E402
 from truegreen.core.errors import TruegreenError  # noqa: E402
-from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, per_test  # noqa: E402
+from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, REAL_HOME_KEY, per_test  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -127,6 +127,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before the conftests are imported: a variable the suite sets itself, at import or in
     # pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not the machine's.
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
+    early_config.stash[REAL_HOME_KEY] = os.path.expanduser("~")
     # This session's rewriter is new (a warm run's fork imported us before): the mutant goes
     # ahead of it before any conftest or test file is imported.
     mutant_first()

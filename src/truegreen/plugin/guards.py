@@ -23,7 +23,7 @@ from truegreen.guards import active, hook, network
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
-from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test
+from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test, real_home
 
 NETWORK_MARKER = "truegreen_network"
 SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
@@ -39,7 +39,7 @@ class GuardsPlugin:
     def __init__(self, config: pytest.Config, settings: Config) -> None:
         self.config = config
         self.settings = settings
-        self.home = _real(os.path.expanduser("~"))  # the real home, before any seal
+        self.home = _real(real_home(config))  # the real home, before any seal
         self.guard: Optional[Guard] = None
         self.seen = 0
         self.failures: dict[str, list[Violation]] = defaultdict(list)

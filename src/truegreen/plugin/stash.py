@@ -7,6 +7,7 @@ attribute one plugin object sets on another. Every value's type lives in ``core/
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -19,6 +20,8 @@ if TYPE_CHECKING:  # imported where they are used: this module is imported at st
     from truegreen.plugin.fanout import PerTest
 
 CONFIG_KEY = pytest.StashKey[Config]()
+# The developer's real home: HOME as the process found it, before the process seal replaced it.
+REAL_HOME_KEY = pytest.StashKey[str]()
 # The names of the variables the machine set: the environment before any conftest ran.
 AMBIENT_KEY = pytest.StashKey[frozenset[str]]()
 # Node ids this shard left to the other shards: not deselected by the user, not missing.
@@ -54,6 +57,12 @@ def per_test(config: pytest.Config) -> PerTest:
 
         found = config.stash[PER_TEST_KEY] = PerTest(config.pluginmanager)
     return found
+
+
+def real_home(config: pytest.Config) -> str:
+    """The developer's real home (not the session's or a test's), as the process found it."""
+    found = config.stash.get(REAL_HOME_KEY, None)
+    return found if found is not None else os.path.expanduser("~")
 
 
 def env_watch(config: pytest.Config) -> EnvWatch:
