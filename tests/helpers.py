@@ -40,9 +40,10 @@ def ambient_home(monkeypatch: pytest.MonkeyPatch, home: Path, *, identity: bool)
     return home
 
 
-# A suite with three leaks that get past the per-test seal, each flipped by a different
-# ambient factor: a variable the seal does not know to clear (read inside the test), a git
-# identity read by a session-scoped fixture, a time zone read at import.
+# A suite with three leaks, each flipped by a different ambient factor: a variable the seal
+# does not know to clear (read inside the test), a git identity read by a session-scoped
+# fixture, a time zone read at import. Its project turns the seal off (leaky_machine): the
+# process seal would keep the last two from reaching the tests.
 LEAKY_SUITE = """
 import os
 import subprocess
@@ -89,6 +90,9 @@ def leaky_machine(root: Path, secret: str, noise: int = 30) -> tuple[Path, dict[
     project, home = root / "project", root / "home"
     project.mkdir()
     (project / "test_leaky.py").write_text(LEAKY_SUITE)
+    # The project turned the seal off: with it on, the process seal already keeps the zone
+    # read at import and the identity the session fixture reads from reaching the tests.
+    (project / "pyproject.toml").write_text("[tool.truegreen]\nhermetic = false\n")
     (home / ".config" / "someapp").mkdir(parents=True)
     (home / ".config" / "someapp" / "rc").write_text("colour = on\n")
     (home / ".gitconfig").write_text("[user]\n\tname = Ambient Developer\n")

@@ -78,7 +78,11 @@ def test_the_guards_section_fails_a_write_into_the_repo_and_the_home_and_a_dial_
     status, lines = _play(capsys, "guards")
     shown = "\n".join(_block(lines, "guards"))
     assert status == 0, "\n".join(lines)
-    port = re.search(r"\$ GREETING_SERVICE=127\.0\.0\.1:(\d+) pytest caught/test_guards\.py", shown)
+    port = re.search(
+        r"\$ HISTORY_CACHE=~/\.greeter-cache GREETING_SERVICE=127\.0\.0\.1:(\d+) pytest "
+        r"caught/test_guards\.py",
+        shown,
+    )
     assert port is not None
     assert "write: did open for writing caught/report.txt (under the project tree)" in shown
     assert "write: did open for writing ~/.greeter-cache (under the real home)" in shown

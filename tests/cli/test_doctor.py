@@ -69,8 +69,19 @@ def test_json_carries_the_same_facts(
     }
     assert document["removes"]["declared (clear-env-prefixes MYAPP_)"] == ["MYAPP_URL"]
     assert "HOME" in document["sets"]
+    assert document["layers"] == {"process": True, "test": True}
     assert document["problems"] == []
     assert CANARY not in out
+
+
+def test_doctor_says_which_seal_layer_is_on(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["doctor"])
+    assert "the whole process (from before the first conftest): on" in capsys.readouterr().out
+    monkeypatch.setenv("TRUEGREEN_HERMETIC", "0")
+    main(["doctor", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["layers"] == {"process": False, "test": False}
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,35 @@ def test_pytest_starts_in_a_scrubbed_environment_conftest_included(
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_the_guards_of_a_sealed_run_protect_the_developers_home_not_the_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest starts with a fresh HOME; the developer's home is still the one guarded, and no
+    test sees the variable that names it.
+
+    Ablation: replace `    env[REAL_HOME_VAR] =` with `    _ =` in
+    `src/truegreen/runner/procs.py`."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (project / "test_litter.py").write_text(
+        "import os\n\n"
+        "def test_litters():\n"
+        "    assert '_TRUEGREEN_REAL_HOME' not in os.environ\n"
+        f"    with open({str(home / 'litter.txt')!r}, 'w') as handle:\n"
+        "        handle.write('x')\n"
+    )
+    premise = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              "-p", "no:randomly", "--truegreen-set", "writes=off"], cwd=project,
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    assert premise.returncode == 0, premise.stdout  # premise: the write itself works
+    (home / "litter.txt").unlink()
+    done = truegreen_run(project, "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the real home" in done.stdout
+
+
 def test_the_deadline_ends_the_whole_tree_with_124_and_names_the_running_test(
     tmp_path: Path,
 ) -> None:

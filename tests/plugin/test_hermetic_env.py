@@ -477,7 +477,8 @@ def test_ambient_marker_opts_one_test_out_and_the_summary_lists_it(
     result.stdout.fnmatch_lines(
         [
             "*truegreen*",
-            "hermetic: 1 tests sealed, each with a fresh HOME*",
+            "hermetic: process sealed before the first conftest; 1 tests sealed, each with a "
+            "fresh HOME*",
             "ran unsealed (@pytest.mark.truegreen_ambient): 1 tests",
             "  test_ambient_marker_opts_one_test_out_and_the_summary_lists_it.py"
             "::test_sees_the_real_home",
@@ -490,7 +491,8 @@ def test_header_says_what_is_sealed_and_how_to_turn_it_off(pytester: pytest.Pyte
     result = pytester.runpytest_subprocess()
     result.stdout.fnmatch_lines(
         [
-            "truegreen 0.1.0: hermetic environment on (fresh HOME and XDG per test, git config "
+            "truegreen 0.1.0: hermetic environment on (the whole process from before the first "
+            "conftest, fresh HOME and XDG per test, git config "
             "and identity, credentials, TZ=UTC, LANG=C.UTF-8, TERM=dumb); "
             "off: -p no:truegreen, or hermetic = false in [tool.truegreen]"
         ]

@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     removed = seal.describe(os.environ)
     setting = sorted({name for name, _ in seal.fixed} | {name for name, _ in seal.templated})
     active, why = plugin_active(settings, facts)
+    sealed = active and settings.hermetic  # both layers go on and off together
     found = problems(settings, facts)
     if args.format == "json":
         document = {
@@ -133,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
                 }
                 for o in tgconfig.OPTIONS
             },
+            "layers": {"process": sealed, "test": sealed},
             "removes": removed,
             "sets": setting,
             "problems": found,
@@ -150,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
         value = toml_value(option, settings.value(option.key))
         print(f"{option.key:<{width}}  {value:<24}  {settings.layers[option.key]}")
     print()
+    layer = "on" if sealed else "off"
+    print(f"seal layers: the whole process (from before the first conftest): {layer}; "
+          f"each test (a fresh home, undone at its end): {layer}")  # fmt: skip
     if not settings.hermetic:
         print("hermetic = false: no variable is removed or set")
     elif removed:
@@ -159,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("the hermetic environment removes no ambient variable here")
     if settings.hermetic:
-        print(f"and sets, for every test: {', '.join(setting)}")
+        print(f"and sets, for the process and every test: {', '.join(setting)}")
     print()
     if found:
         print("problems:")

@@ -90,6 +90,11 @@ BASETEMP_OUT = Option(
 # Every hidden option the plugin adds, in the order the plugin adds them.
 HIDDEN = (PLAN_OUT, ONLY_FILE, BASETEMP_OUT, ONLY_IDS, ORDER)
 
+# The developer's home, in the environment of a pytest that a verb starts with a fresh HOME of
+# its own (``truegreen run``, ``leaks``): the home the guards protect. The plugin takes it out
+# of the environment as it loads, so no test and no process started later inherits it.
+REAL_HOME_VAR = "_TRUEGREEN_REAL_HOME"
+
 # ``truegreen collect-gate`` loads a plugin of its own by name, which adds one option.
 COLLECT_RECORD_PLUGIN = "truegreen.plugin.collectrecord"
 COLLECT_RECORD = Option(

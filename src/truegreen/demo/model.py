@@ -20,8 +20,13 @@ class Command:
     home_files: tuple[tuple[str, str], ...] = ()  # (path under the home, text) made first
 
     def shown(self, service: str = "") -> str:
-        words = [f"{k}={v.replace(SERVICE, service)}" for k, v in self.env] + list(self.words)
-        return "$ " + " ".join(shlex.quote(w) for w in words)
+        env = []
+        for name, value in self.env:
+            if value.startswith("~/"):  # left for the shell to expand, as the user would type it
+                env.append(f"{name}=~/{shlex.quote(value[2:])}")
+            else:
+                env.append(shlex.quote(f"{name}={value.replace(SERVICE, service)}"))
+        return "$ " + " ".join([*env, *(shlex.quote(w) for w in self.words)])
 
 
 @dataclass(frozen=True)

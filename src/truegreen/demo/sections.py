@@ -63,7 +63,14 @@ SECTIONS = (
     Section(
         "guards",
         "writes outside the sandbox and a dial to a daemon on this machine fail the test",
-        ((_pytest("caught/test_guards.py", env=(("GREETING_SERVICE", SERVICE),)),),),
+        (
+            (
+                _pytest(
+                    "caught/test_guards.py",
+                    env=(("HISTORY_CACHE", "~/.greeter-cache"), ("GREETING_SERVICE", SERVICE)),
+                ),
+            ),
+        ),
         judges.guards,
     ),
     Section(

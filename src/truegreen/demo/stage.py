@@ -86,7 +86,11 @@ def execute(command: Command, root: Path, service: str = "") -> Ran:
     for name, text in command.home_files:
         (home / name).write_text(text, encoding="utf-8")
     before = _files(home)
-    extra = {name: value.replace(SERVICE, service) for name, value in command.env}
+    # A value the shown command writes as ~/... is the command's home, as a shell expands it.
+    extra = {
+        name: str(home) + value[1:] if value.startswith("~/") else value.replace(SERVICE, service)
+        for name, value in command.env
+    }
     argv = [sys.executable, "-m", *command.words]
     process = subprocess.Popen(
         argv,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any, Optional
 
 import pytest
 
@@ -26,7 +27,12 @@ import_without_rewriting()
 from truegreen.core import protocol  # noqa: E402 - not through the rewriter
 from truegreen.core.config import Config  # noqa: E402
 from truegreen.core.errors import TruegreenError  # noqa: E402
-from truegreen.plugin.stash import AMBIENT_KEY, CONFIG_KEY, REAL_HOME_KEY, per_test  # noqa: E402
+from truegreen.plugin.stash import (  # noqa: E402
+    AMBIENT_KEY,
+    CONFIG_KEY,
+    REAL_HOME_KEY,
+    per_test,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -108,29 +114,57 @@ NAMED_FLAGS = (
 )
 
 
-def _load(config: pytest.Config) -> None:
-    """Build the effective configuration once and keep it in the stash."""
+def _load(config: pytest.Config, options: Optional[argparse.Namespace] = None) -> Config:
+    """Build the effective configuration once and keep it in the stash.
+
+    ``options`` are the command line's options when pytest has only parsed it partly (before
+    the first conftest, its ``known_args_namespace``); ``config.getoption`` otherwise.
+    """
     from truegreen.core import config as tgconfig
 
-    if CONFIG_KEY in config.stash:
-        return
-    named = [(key, config.getoption(dest)) for key, dest in NAMED_FLAGS]
-    config.stash[CONFIG_KEY] = tgconfig.load(
+    found = config.stash.get(CONFIG_KEY, None)
+    if found is not None:
+        return found
+
+    def option(dest: str) -> Any:
+        return config.getoption(dest) if options is None else getattr(options, dest, None)
+
+    named = [(key, option(dest)) for key, dest in NAMED_FLAGS]
+    loaded = config.stash[CONFIG_KEY] = tgconfig.load(
         config.rootpath,
         os.environ,
-        config.getoption("truegreen_set"),
+        option("truegreen_set") or [],
         named=[(key, value) for key, value in named if value is not None],
     )
+    return loaded
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before the conftests are imported: a variable the suite sets itself, at import or in
     # pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not the machine's.
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
-    early_config.stash[REAL_HOME_KEY] = os.path.expanduser("~")
+    told = os.environ.pop(protocol.REAL_HOME_VAR, None)  # a verb that started us with a fresh HOME
+    early_config.stash[REAL_HOME_KEY] = told or os.path.expanduser("~")
+    _seal_process(early_config)
     # This session's rewriter is new (a warm run's fork imported us before): the mutant goes
     # ahead of it before any conftest or test file is imported.
     mutant_first()
+
+
+def _seal_process(config: pytest.Config) -> None:
+    """Seal the whole process now, before pytest imports the first conftest (plugin/session.py).
+
+    A configuration that does not load is left to ``pytest_cmdline_main`` to report (one line,
+    exit status 2); nothing is sealed for a run that will not start.
+    """
+    try:
+        settings = _load(config, config.known_args_namespace)
+    except TruegreenError:
+        return
+    if settings.enabled and settings.hermetic:
+        from truegreen.plugin.session import SessionSeal
+
+        SessionSeal.apply(config, settings)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -171,6 +205,12 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[CONFIG_KEY]
     if not settings.enabled:
         return
+    from truegreen.plugin.session import SESSION_SEAL_KEY
+
+    session = config.stash.get(SESSION_SEAL_KEY, None)
+    if session is not None:
+        session.adopt(getattr(config, "workerinput", None))  # an xdist worker's machine
+        config.stash[REAL_HOME_KEY] = session.real_home
     # Each feature registers itself and, for the hot per-test hooks, with the per-test fan-out,
     # whose declared order (plugin/fanout.py ORDER) is the order they see each test in; none
     # refers to another, so the order of the registrations below does not matter, except in

@@ -1,9 +1,14 @@
 """The hermetic environment at run time: seal each test, undo it exactly, report what it did.
 
-Per test: a fresh empty home, the session's :class:`~truegreen.core.hermetic.Seal`
-applied to ``os.environ``, ``time.tzset()``, platformdirs redirected and the
-declared caches reset. Afterwards ``os.environ`` is put back exactly as it was,
-including anything the test changed by hand.
+The whole process is sealed before the first conftest (``plugin/session.py``). On top of
+that, per test: a fresh empty home, the session's :class:`~truegreen.core.hermetic.Seal`
+applied to ``os.environ``, ``time.tzset()``, platformdirs redirected and the declared caches
+reset. Afterwards ``os.environ`` is put back exactly as it was, including anything the test
+changed by hand.
+
+What changed between the process seal and the test (a conftest, a session or module fixture
+that removed ``TZ``, set a variable or pointed ``HOME`` elsewhere) is the suite's decision:
+the per-test layer only replaces a value that is still the process seal's.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from truegreen.core.references import resolve_callable
 from truegreen.plugin.fanout import PerTest
 from truegreen.plugin.homedirs import PlatformdirsRedirect
 from truegreen.plugin.sealed import Hermetic
-from truegreen.plugin.stash import SEAL_KEY, per_test
+from truegreen.plugin.session import SESSION_SEAL_KEY, SessionSeal
+from truegreen.plugin.stash import SEAL_KEY, per_test, real_home
 
 AMBIENT_MARKER = "truegreen_ambient"
 # The plugin, for its fixture (the test's current seal): this feature's own key.
@@ -46,6 +52,7 @@ _encodekey: Callable[[str], Any] = getattr(_ENV, "encodekey", str)
 # running test for its child processes): never the seal's to compare or restore.
 _PYTEST_CURRENT = _encodekey("PYTEST_CURRENT_TEST")
 _TZ = _encodekey("TZ")
+_HOME = _encodekey("HOME")
 
 
 _encodevalue: Callable[[str], Any] = getattr(_ENV, "encodevalue", str)
@@ -109,15 +116,31 @@ class HermeticPlugin:
     wider-scoped one is.
     """
 
-    def __init__(self, settings: Config, seal: Seal, real_home: str, events: PerTest) -> None:
+    def __init__(
+        self,
+        settings: Config,
+        seal: Seal,
+        real_home: str,
+        events: PerTest,
+        session: Optional[SessionSeal] = None,
+    ) -> None:
         self.settings = settings
         self.seal = seal
+        self.session = session
+        # The environment right after the process seal, encoded as os.environ keeps it; None
+        # when the process was not sealed (the plugin was loaded after the first conftest).
+        self.base: Optional[dict[Any, Any]] = None
+        if session is not None:
+            self.base = {_encodekey(k): _encodevalue(v) for k, v in session.sealed.items()}
+            self.base.pop(_PYTEST_CURRENT, None)
         self.needs_tmp = any("{tmp}" in template for _, template in seal.templated)
         self.redirect = PlatformdirsRedirect(real_home)
+        self.redirect.session = session.home if session is not None else None
         self.resetters: list[Callable[[], object]] = []
         self.homes: Optional[Path] = None
         self.sealed = 0
-        self.removed: Counter[str] = Counter()
+        self._session_removed = session.removed if session is not None else ()
+        self.removed: Counter[str] = Counter(self._session_removed)
         self.ambient: list[str] = []
         self.current: Optional[Hermetic] = None
         # Told of each seal and unseal: the features that watch a test while it is sealed.
@@ -125,6 +148,7 @@ class HermeticPlugin:
         self._item: Optional[pytest.Item] = None
         self._next: Optional[pytest.Item] = None  # the item after the one running
         self._held: Optional[Hermetic] = None  # a seal left on between two tests
+        self._unsealed: Optional[dict[Any, Any]] = None  # the environment an unsealed test left
         self._spare: Optional[Path] = None
         self._made = 0
         self._home_mode = 0
@@ -138,7 +162,8 @@ class HermeticPlugin:
         kind = cls
         if any("{tmp}" in template for _, template in seal.templated):
             kind = HermeticPluginWithTmp
-        plugin = kind(settings, seal, os.path.expanduser("~"), per_test(config))
+        session = config.stash.get(SESSION_SEAL_KEY, None)
+        plugin = kind(settings, seal, real_home(config), per_test(config), session)
         config.stash[HERMETIC_KEY] = plugin
         config.stash[SEAL_KEY] = seal
         config.pluginmanager.register(plugin, "truegreen-hermetic")
@@ -180,6 +205,11 @@ class HermeticPlugin:
                 name = decisions[raw] = decoded if self.seal.removed([decoded]) else None
             if name is not None:
                 found.append((name, raw))
+        base = self.base
+        if base is not None:
+            # Only what the process seal kept on purpose (truegreen's own settings): a variable
+            # that appeared since is the suite's.
+            found = [(name, raw) for name, raw in found if base.get(raw) == before[raw]]
         return found
 
     def _take_home(self, item: pytest.Item) -> Path:
@@ -221,6 +251,11 @@ class HermeticPlugin:
         if AMBIENT_MARKER in item.keywords:
             self._release()
             self.ambient.append(item.nodeid)
+            if self.session is not None:  # the machine's environment, for this test only
+                self._unsealed = _snapshot()
+                machine = self.session.machine
+                _restore({_encodekey(k): _encodevalue(v) for k, v in machine.items()})
+                _tzset()
             return
         held = self._held
         if held is not None:
@@ -231,7 +266,7 @@ class HermeticPlugin:
             _restore(held._before)  # something between the tests changed it: seal afresh
         before = _snapshot()
         home = self._take_home(item)
-        self.current = sealed = Hermetic(home=home, _before=before)
+        self.current = sealed = Hermetic(home=home, _before=before, _taken=home)
         if self.needs_tmp and not tmp:
             tmp = self._tmp(item)
         removed = self._removals(before)
@@ -240,11 +275,17 @@ class HermeticPlugin:
         for name, raw, _ in undo:
             _drop(raw, name)
         for name, value, raw, raw_value in self._assignments(str(home), tmp):
-            undo.append((name, raw, before.get(raw)))
+            was = before.get(raw)
+            if was == raw_value or (self.base is not None and was != self.base.get(raw)):
+                continue  # already so, or a wider fixture's decision
+            undo.append((name, raw, was))
             _put(raw, raw_value, name, value)
+        if self.base is not None and before.get(_HOME) != self.base.get(_HOME):
+            sealed.home = Path(_decodevalue(before[_HOME])) if _HOME in before else home
         after = sealed._after = _snapshot()
         sealed._undo = undo
-        sealed.cleared = tuple(name for name, _ in removed)
+        # What the process seal removed is cleared for this test too (the failure hints ask).
+        sealed.cleared = self._session_removed + tuple(name for name, _ in removed)
         if not self._tz_noop and after.get(_TZ) != before.get(_TZ):
             _tzset()
         self._begin(sealed)
@@ -253,11 +294,14 @@ class HermeticPlugin:
         """Seal the next test with the seal the last one left on: only a new home to set,
         and not even that when the last test left its home untouched."""
         home = self._take_home(item)
-        if home != sealed.home:
-            sealed.home = home
+        if home != sealed._taken:
+            if sealed.home == sealed._taken:
+                sealed.home = home
+            sealed._taken = home
             after = sealed._after
+            assigned = {raw for _, raw, _ in sealed._undo}
             for name, value, raw, raw_value in self._assignments(str(home), ""):
-                if after.get(raw) != raw_value:
+                if raw in assigned and after.get(raw) != raw_value:
                     _put(raw, raw_value, name, value)
             sealed._after = _snapshot()
         self._begin(sealed)
@@ -307,13 +351,18 @@ class HermeticPlugin:
             self._unseal(held, _snapshot())
 
     def _leave(self) -> None:
+        unsealed, self._unsealed = self._unsealed, None
+        if unsealed is not None:
+            _restore(unsealed)  # back to the process seal after a test run unsealed
+            _tzset()
         item, self._item = self._item, None
         sealed, self.current = self.current, None
         if sealed is None:
             return
         self.events.unseal()
         now = _snapshot()
-        self._give_back(sealed.home)
+        if sealed._taken is not None:
+            self._give_back(sealed._taken)
         if sealed._after == now and self._may_hold(item):
             self._held = sealed
             return
@@ -358,6 +407,8 @@ class HermeticPlugin:
     def pytest_report_header(self) -> list[str]:
         s = self.settings
         parts = ["fresh HOME and XDG per test", "git config and identity", "credentials"]
+        if self.session is not None:
+            parts.insert(0, "the whole process from before the first conftest")
         if s.timezone:
             parts.append(f"TZ={s.timezone}")
         if s.locale:
@@ -377,6 +428,8 @@ class HermeticPlugin:
         tr = terminalreporter
         tr.write_sep("-", "truegreen")
         line = f"hermetic: {self.sealed} tests sealed, each with a fresh HOME"
+        if self.session is not None:
+            line = f"hermetic: process sealed before the first conftest; {line[10:]}"
         if self.removed:
             reasons = Counter(self.seal.reason(name) for name in self.removed)
             detail = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=str))

@@ -44,6 +44,7 @@ class PlatformdirsRedirect:
         self.real_runtime = _runtime_dirs()
         self.basetemp = ""  # pytest's, once the first home is made under it
         self.current: Optional[str] = None
+        self.session: Optional[str] = None  # the process seal's home, between tests
         self._saved: dict[str, Any] = {}
         self._cls: Optional[type] = None
 
@@ -73,7 +74,7 @@ class PlatformdirsRedirect:
 
         def get(obj: object) -> Any:
             value = getter(obj)
-            home = self.current
+            home = self.current or self.session
             if home is None or not isinstance(value, (str, Path)):
                 return value
             return self.rebase(value, home)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 
 @dataclass
@@ -26,6 +26,9 @@ class Hermetic:
     _before: dict[Any, Any] = field(default_factory=dict, repr=False)
     _after: dict[Any, Any] = field(default_factory=dict, repr=False)
     _undo: list[tuple[str, Any, Any]] = field(default_factory=list, repr=False)
+    # The fresh directory the seal took for this test (``home`` unless a wider fixture set
+    # HOME itself): handed on to the next test if this one left it untouched.
+    _taken: Optional[Path] = field(default=None, repr=False)
 
     def home_file(self, relative: str, text: str = "") -> Path:
         """Create ``~/relative`` in the sealed home with ``text`` and return its path."""

@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Optional, Protocol
 
+from truegreen.core.protocol import REAL_HOME_VAR
 from truegreen.guards.procfs import descendants
 
 # Variables the sealed runner passes through; everything else is dropped (doctrine 003).
@@ -30,7 +31,8 @@ def sealed_environment(
     environ: Mapping[str, str], home: str, keep: Sequence[str] = ()
 ) -> dict[str, str]:
     """The environment pytest starts in: PATH and a short allowlist, a fresh HOME, no git
-    config, UTC, C.UTF-8, and the variables named in ``keep``."""
+    config, UTC, C.UTF-8, and the variables named in ``keep``; the plugin is told the real
+    home (``REAL_HOME_VAR``), which its guards protect."""
     env = {name: environ[name] for name in (*ALLOWED, *keep) if name in environ}
     env.update(
         HOME=home,
@@ -42,6 +44,7 @@ def sealed_environment(
         GIT_CONFIG_SYSTEM=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",
     )
+    env[REAL_HOME_VAR] = environ.get(REAL_HOME_VAR) or environ.get("HOME") or home
     for name in keep:
         if name in environ:
             env[name] = environ[name]
