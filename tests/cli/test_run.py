@@ -48,7 +48,7 @@ def test_pytest_starts_in_a_scrubbed_environment_conftest_included(
 
 
 def test_the_guards_of_a_sealed_run_protect_the_developers_home_not_the_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """pytest starts with a fresh HOME; the developer's home is still the one guarded, and no
     test sees the variable that names it.
@@ -58,7 +58,7 @@ def test_the_guards_of_a_sealed_run_protect_the_developers_home_not_the_runs(
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir()
     project.mkdir()
-    monkeypatch.setenv("HOME", str(home))
+    machine = {**os.environ, "HOME": str(home)}
     (project / "test_litter.py").write_text(
         "import os\n\n"
         "def test_litters():\n"
@@ -68,10 +68,11 @@ def test_the_guards_of_a_sealed_run_protect_the_developers_home_not_the_runs(
     )
     premise = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                               "-p", "no:randomly", "--truegreen-set", "writes=off"], cwd=project,
-                             capture_output=True, text=True, check=False)  # fmt: skip
+                             capture_output=True, text=True, check=False, env=machine)  # fmt: skip
     assert premise.returncode == 0, premise.stdout  # premise: the write itself works
     (home / "litter.txt").unlink()
-    done = truegreen_run(project, "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")
+    done = truegreen_run(project, "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                         env=machine)  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the real home" in done.stdout
 
