@@ -53,7 +53,7 @@ def test_the_guards_of_a_sealed_run_protect_the_developers_home_not_the_runs(
     """pytest starts with a fresh HOME; the developer's home is still the one guarded, and no
     test sees the variable that names it.
 
-    Ablation: replace `    env[REAL_HOME_VAR] =` with `    _ =` in
+    Ablation: replace `environ.get(REAL_HOME_VAR) or environ.get("HOME") or home` with `home` in
     `src/truegreen/runner/procs.py`."""
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir()

@@ -92,8 +92,8 @@ def developer_machine(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
 def test_import_time_code_conftests_and_session_fixtures_see_the_sealed_process(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: replace `    _seal_process(early_config)` with `    pass` in
-    `src/truegreen/plugin/__init__.py`."""
+    """Ablation: replace `settings.enabled and settings.hermetic` with `False` in
+    `src/truegreen/plugin/session.py`."""
     home = developer_machine(monkeypatch, tmp_path)
     report = tmp_path / "report.json"
     monkeypatch.setenv("REPORT_TO", str(report))
@@ -177,7 +177,7 @@ def test_a_variable_a_conftest_sets_is_kept_and_truegreen_settings_are_not_hande
     """The process keeps truegreen's own settings (every later reader, an xdist worker
     included, sees the same configuration); a test does not see them.
 
-    Ablation: replace `if not n.startswith(OWN_PREFIXES)` with `if True` in
+    Ablation: replace `not n.startswith(OWN_PREFIXES)` with `True` in
     `src/truegreen/plugin/session.py`: the conftest no longer finds the setting."""
     monkeypatch.setenv("TRUEGREEN_TIMEZONE", "XYZ-5")
     pytester.makeconftest(
@@ -247,7 +247,7 @@ def test_the_session_home_is_removed_and_the_real_home_left_as_it_was(
 
 
 def test_an_inline_run_gives_the_process_its_environment_back(pytester: pytest.Pytester) -> None:
-    """Ablation: replace `if environ.get(name) != value:` with `if False:` in
+    """Ablation: replace `self.started.items()` with `()` in
     `src/truegreen/plugin/session.py`."""
     pytester.makepyfile("def test_ok():\n    pass\n")
     before = dict(os.environ)
@@ -286,7 +286,7 @@ def test_under_xdist_workers_protect_the_real_home_and_run_ambient_tests_on_the_
     """A worker starts in the controller's sealed environment; the controller tells it the
     machine's home and environment.
 
-    Ablation: replace `node.workerinput[WORKER_INPUT] =` with `_ =` in
+    Ablation: replace `{"home": self.real_home, "environ": self.machine}` with `None` in
     `src/truegreen/plugin/session.py`."""
     pytest.importorskip("xdist")
     home = developer_machine(monkeypatch, tmp_path)

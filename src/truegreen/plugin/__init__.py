@@ -145,10 +145,12 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
     told = os.environ.pop(protocol.REAL_HOME_VAR, None)  # a verb that started us with a fresh HOME
     early_config.stash[REAL_HOME_KEY] = told or os.path.expanduser("~")
-    _seal_process(early_config)
-    # This session's rewriter is new (a warm run's fork imported us before): the mutant goes
-    # ahead of it before any conftest or test file is imported.
+    # This session's rewriter is new (a warm run's fork imported us before): truegreen's modules
+    # come off its list and the mutant goes ahead of it before any other module of ours, a
+    # conftest or a test file is imported.
+    import_without_rewriting()
     mutant_first()
+    _seal_process(early_config)
 
 
 def _seal_process(config: pytest.Config) -> None:
@@ -161,10 +163,9 @@ def _seal_process(config: pytest.Config) -> None:
         settings = _load(config, config.known_args_namespace)
     except TruegreenError:
         return
-    if settings.enabled and settings.hermetic:
-        from truegreen.plugin.session import SessionSeal
+    from truegreen.plugin.session import seal_process
 
-        SessionSeal.apply(config, settings)
+    seal_process(config, settings)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -31,7 +31,6 @@ from typing import Any, Optional
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.core.hermetic import OWN_PREFIXES, seal_for
 from truegreen.plugin.stash import REAL_HOME_KEY
 
 # What the controller tells each xdist worker: the machine's home and environment, which the
@@ -39,6 +38,12 @@ from truegreen.plugin.stash import REAL_HOME_KEY
 WORKER_INPUT = "truegreen_machine"
 # The seal on the whole process, when it is on: this feature's own key.
 SESSION_SEAL_KEY = pytest.StashKey["SessionSeal"]()
+
+
+def seal_process(config: pytest.Config, settings: Config) -> None:
+    """Seal the process when the plugin is on and the hermetic environment is."""
+    if settings.enabled and settings.hermetic:
+        SessionSeal.apply(config, settings)
 
 
 class SessionSeal:
@@ -57,6 +62,8 @@ class SessionSeal:
     @classmethod
     def apply(cls, config: pytest.Config, settings: Config) -> SessionSeal:
         """Seal ``os.environ`` for the rest of the process and register the undoing."""
+        from truegreen.core.hermetic import OWN_PREFIXES, seal_for
+
         environ = os.environ
         seal = cls(dict(environ), config.stash[REAL_HOME_KEY])
         seal.directory = tempfile.mkdtemp(prefix="truegreen-session-")
