@@ -31,7 +31,7 @@ def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Hermetic:
 def test_git_identity_writes_the_identity_and_nothing_else(hermetic: Hermetic) -> None:
     """Following the hint must not bring back a default branch the seal took away.
 
-    Ablation: replace `if default_branch is not None:` with `if True:` in
+    Ablation: replace `default_branch is not None` with `True` in
     `src/truegreen/plugin/sealed.py`."""
     path = hermetic.git_identity("Fixture Author", "fixture@example.invalid")
     assert path == hermetic.home / ".gitconfig"
@@ -47,7 +47,7 @@ def test_git_identity_writes_a_default_branch_only_when_given_one(hermetic: Herm
 
 @requires_git
 def test_git_reads_only_the_identity_from_it(hermetic: Hermetic) -> None:
-    """Ablation: replace `if default_branch is not None:` with `if True:` in
+    """Ablation: replace `default_branch is not None` with `True` in
     `src/truegreen/plugin/sealed.py`."""
     assert git_global("--list") == ""
     hermetic.git_identity("Fixture Author", "fixture@example.invalid")
