@@ -48,7 +48,7 @@ PASSING = ("shutil", "locale")
 
 def _files(names: tuple[str, ...]) -> list[str]:
     """Where each of these modules or packages lives: a file, or a directory ending in os.sep."""
-    found = []
+    found: list[str] = []
     for name in names:
         spec = importlib.util.find_spec(name)
         if spec is None:

@@ -58,20 +58,21 @@ class EnvWatch:
 
     def note(self, name: str, found: bool) -> None:
         """``os.environ`` was asked for ``name`` (a watched name), by its caller's caller."""
+        noted = self.hits if found else self.misses
+        if name in noted:
+            return  # once is enough: a loop that reads it pays no walk
         frame = sys._getframe(2)  # the caller of the patched __getitem__
         passing = self.passing
         while frame.f_code.co_filename in passing and frame.f_back is not None:
             frame = frame.f_back
         if frame.f_code.co_filename.startswith(self.ignored):
             return
-        (self.hits if found else self.misses).add(name)
+        noted.add(name)
 
 
 # Where os.environ's own methods live (``<frozen os>`` on CPython 3.11+): they ask for a name
 # on their caller's behalf.
-MAPPING_FILES = frozenset(
-    {os.getenv.__code__.co_filename, os._Environ.get.__code__.co_filename}  # type: ignore[attr-defined]
-)
+MAPPING_FILES = frozenset({os.getenv.__code__.co_filename, os._Environ.get.__code__.co_filename})
 
 
 def per_test(config: pytest.Config) -> PerTest:
