@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from truegreen.core.hints import Reached, hint_lines, home_relative
+from truegreen.core.hints import Reached, hint_lines, home_relative, named_in, topic
 
 
 def test_paths_under_the_home_become_tilde_paths_and_others_are_left_out() -> None:
@@ -48,4 +48,59 @@ def test_the_declaring_key_of_a_prefix_is_named() -> None:
     assert (
         "it read APP_A, APP_B, which the seal cleared (clear-env-prefixes APP_, credentials "
         "(AWS)); " in line
+    )
+
+
+def test_a_file_is_named_by_its_path_below_the_home_in_either_form() -> None:
+    text = "FileNotFoundError: [Errno 2] No such file or directory: '/b/home/1/.config/app.toml'"
+    relative = ["~/.config/app.toml", "~/.pdbrc"]
+    assert named_in(relative, text) == ["~/.config/app.toml"]
+    assert named_in(["~/.toolrc"], "ToolError: create ~/.toolrc first") == ["~/.toolrc"]
+    windows = "No such file or directory: 'C:\\h\\1\\AppData\\app.ini'"
+    assert named_in(["~/AppData/app.ini"], windows, sep="\\") == ["~/AppData/app.ini"]
+
+
+def test_a_file_the_failure_does_not_name_is_left_out() -> None:
+    """An optional probe (pdb's ~/.pdbrc) leaves no trace in the failure it did not cause.
+
+    Ablation: replace `below in text` with `True` in
+    `src/truegreen/core/hints.py`."""
+    text = "Expected:\n    4\nGot:\n    3\nmod.py:3: DocTestFailure"
+    assert named_in(["~/.pdbrc"], text) == []
+
+
+def test_what_each_variable_tells() -> None:
+    names = ["TZ", "LANG", "LC_ALL", "LANGUAGE", "TERM", "COLUMNS", "LINES", "NO_COLOR"]
+    assert [topic(name) for name in names] == [
+        "the time zone",
+        "the locale",
+        "the locale",
+        "the locale",
+        "the terminal type",
+        "the terminal size",
+        "the terminal size",
+        "the colour settings",
+    ]
+
+
+def test_a_value_the_seal_set_is_named_with_what_the_test_read() -> None:
+    (line,) = hint_lines(Reached(fixed=(("TZ", "UTC"),)))
+    assert line == (
+        "truegreen hint: the seal set TZ=UTC; this test read the time zone; if it expects "
+        'another value, set it in the test: monkeypatch.setenv("TZ", ...) then time.tzset()'
+    )
+    (line,) = hint_lines(Reached(fixed=(("LANG", "C.UTF-8"), ("TERM", "dumb"))))
+    assert line == (
+        "truegreen hint: the seal set LANG=C.UTF-8, TERM=dumb; this test read the locale and "
+        "the terminal type; if it expects other values, set them in the test: "
+        'monkeypatch.setenv("LANG", ...)'
+    )
+
+
+def test_a_machine_value_the_seal_cleared_is_named_with_what_the_test_read() -> None:
+    (line,) = hint_lines(Reached(unset=("COLUMNS", "LINES", "NO_COLOR")))
+    assert line == (
+        "truegreen hint: the seal cleared COLUMNS, LINES, NO_COLOR (set on this machine); this "
+        "test read the terminal size and the colour settings; if it expects values, set them "
+        'in the test: monkeypatch.setenv("COLUMNS", ...)'
     )

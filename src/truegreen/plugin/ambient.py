@@ -69,8 +69,8 @@ class AmbientReads:
         self.keep = frozenset(settings.keep_env)
         self.ambient = ambient
         self.reads: Optional[set[str]] = None
-        # Shared with the failure hints through the stash: the cleared names they watch while
-        # a test is sealed, and which of them it asked for and did not find.
+        # Shared with the failure hints through the stash: the names they watch while a test
+        # is sealed (cleared, or set by the seal), and which of them it asked for.
         self.watch = env_watch(config)
         self.found: dict[str, list[str]] = defaultdict(list)  # name -> tests
         # The names an iteration of os.environ has yielded and nobody has read yet, in order:
@@ -102,11 +102,14 @@ class AmbientReads:
                 raw = environ._data[raw_key]
             except KeyError:
                 if key in watch.names:
-                    watch.misses.add(key)
+                    watch.note(key, False)
                 raise KeyError(key) from None
+            copying = plugin.copying
+            names = watch.names
+            if key in names and not (copying and copying[0] == key):
+                watch.note(key, True)  # a copy of the whole environment depends on no variable
             reads = plugin.reads
             if reads is not None:
-                copying = plugin.copying
                 if copying and copying[0] == key:
                     copying.popleft()  # copying the whole environment depends on no variable
                 else:

@@ -38,16 +38,23 @@ class Hermetic:
         return path
 
     def git_identity(
-        self, name: str = "Test Author", email: str = "test-author@example.invalid"
+        self,
+        name: str = "Test Author",
+        email: str = "test-author@example.invalid",
+        *,
+        default_branch: Optional[str] = None,
     ) -> Path:
         """Give git an identity for this test only: ``~/.gitconfig`` in the sealed home.
 
-        The seal points ``GIT_CONFIG_GLOBAL`` at the null device; this points it at
-        the new file instead, for the rest of the test.
+        The file holds ``[user] name, email`` and nothing else, so git's other defaults stay
+        the machine-independent ones the seal gave it; ``default_branch`` also writes
+        ``[init] defaultBranch``, for a test that needs a named first branch. The seal points
+        ``GIT_CONFIG_GLOBAL`` at the null device; this points it at the new file instead, for
+        the rest of the test.
         """
-        path = self.home_file(
-            ".gitconfig",
-            f"[user]\n\tname = {name}\n\temail = {email}\n[init]\n\tdefaultBranch = main\n",
-        )
+        text = f"[user]\n\tname = {name}\n\temail = {email}\n"
+        if default_branch is not None:
+            text += f"[init]\n\tdefaultBranch = {default_branch}\n"
+        path = self.home_file(".gitconfig", text)
         os.environ["GIT_CONFIG_GLOBAL"] = str(path)
         return path

@@ -8,6 +8,7 @@ attribute one plugin object sets on another. Every value's type lives in ``core/
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -38,15 +39,40 @@ ENV_WATCH_KEY = pytest.StashKey["EnvWatch"]()
 
 
 class EnvWatch:
-    """Cleared variables a sealed test asked for and did not find. The failure hints set
-    ``names`` from a test's seal to its unseal; the ambient-reads patch of ``os.environ``
-    adds each of them it is asked for and lacks to ``misses``."""
+    """Watched variables a sealed test asked for. The failure hints set ``names`` from a test's
+    seal to its unseal (and ``passing`` and ``ignored`` once); the ambient-reads patch of
+    ``os.environ`` hands :meth:`note` each of them it is asked for, which adds it to ``hits`` if
+    it was there and to ``misses`` if not, unless it was asked on no test's behalf: the first
+    frame that asked, past those in ``passing`` (``os.getenv``, ``shutil.get_terminal_size``:
+    helpers that ask for their caller), lives in a file under ``ignored`` (pytest's own,
+    argparse's)."""
 
-    __slots__ = ("misses", "names")
+    __slots__ = ("hits", "ignored", "misses", "names", "passing")
 
     def __init__(self) -> None:
         self.names: frozenset[str] = frozenset()
         self.misses: set[str] = set()
+        self.hits: set[str] = set()
+        self.passing: frozenset[str] = MAPPING_FILES
+        self.ignored: tuple[str, ...] = ()
+
+    def note(self, name: str, found: bool) -> None:
+        """``os.environ`` was asked for ``name`` (a watched name), by its caller's caller."""
+        noted = self.hits if found else self.misses
+        if name in noted:
+            return  # once is enough: a loop that reads it pays no walk
+        frame = sys._getframe(2)  # the caller of the patched __getitem__
+        passing = self.passing
+        while frame.f_code.co_filename in passing and frame.f_back is not None:
+            frame = frame.f_back
+        if frame.f_code.co_filename.startswith(self.ignored):
+            return
+        noted.add(name)
+
+
+# Where os.environ's own methods live (``<frozen os>`` on CPython 3.11+): they ask for a name
+# on their caller's behalf.
+MAPPING_FILES = frozenset({os.getenv.__code__.co_filename, os._Environ.get.__code__.co_filename})
 
 
 def per_test(config: pytest.Config) -> PerTest:
