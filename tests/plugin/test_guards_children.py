@@ -50,7 +50,7 @@ def test_a_child_of_a_test_that_sets_pythonpath_is_guarded(pytester: pytest.Pyte
 def test_a_child_given_an_environment_with_its_own_pythonpath_is_guarded(
     pytester: pytest.Pytester,
 ) -> None:
-    """Ablation: replace `env[key] = os.fsencode(wanted) if binary else wanted` with `pass` in
+    """Ablation: replace `os.fsencode(wanted) if binary else wanted` with `current` in
     `src/truegreen/guards/children.py`."""
     pytester.makepyfile(CHILD_WRITES.replace("{ENV}", 'dict(os.environ, PYTHONPATH="src:.")'))
     result = run(pytester)
@@ -62,7 +62,7 @@ def test_a_child_given_an_environment_with_its_own_pythonpath_is_guarded(
 def test_a_child_given_a_bare_environment_still_finds_its_run(pytester: pytest.Pytester) -> None:
     """``env={"PYTHONPATH": "."}``: no run directory, no test name, yet reported in its test.
 
-    Ablation: replace `if value is not None and name_key not in env:` with `if False:` in
+    Ablation: replace `value is not None and name_key not in env` with `False` in
     `src/truegreen/guards/children.py`."""
     pytester.makepyfile(CHILD_WRITES.replace("{ENV}", '{"PYTHONPATH": "."}'))
     result = run(pytester)
@@ -120,8 +120,8 @@ def test_the_summary_names_unguarded_children_per_test_grouped(
 
 
 def test_a_guarded_python_child_is_not_named_unguarded(pytester: pytest.Pytester) -> None:
-    """Ablation: replace `why = children.unguarded(words, env, cwd)` with
-    `why = children.NOT_PYTHON` in `src/truegreen/guards/spawns.py`."""
+    """Ablation: replace `children.unguarded(words, env, cwd)` with `children.NOT_PYTHON` in
+    `src/truegreen/guards/spawns.py`."""
     pytester.makepyfile(
         """
         import subprocess
@@ -199,7 +199,7 @@ COMMANDS = [
 def test_a_program_that_dials_out_is_refused_before_it_runs_under_block(
     pytester: pytest.Pytester, fake_programs: Path, command: list[str]
 ) -> None:
-    """Ablation: replace `blocked = guard.network_mode == "block"` with `blocked = False` in
+    """Ablation: replace `guard.network_mode == "block"` with `False` in
     `src/truegreen/guards/spawns.py`."""
     pytester.makepyfile(
         f"""
@@ -235,7 +235,7 @@ def test_a_program_that_dials_out_is_refused_before_it_runs_under_block(
 def test_a_program_on_local_paths_runs_under_block(
     pytester: pytest.Pytester, fake_programs: Path, command: list[str]
 ) -> None:
-    """Ablation: replace `elif not _local(word):` with `else:` in
+    """Ablation: replace `not _local(word)` with `True` in
     `src/truegreen/guards/netprograms.py`."""
     pytester.makepyfile(
         f"""
@@ -256,8 +256,8 @@ def test_a_program_to_an_unowned_loopback_port_is_reported_under_owned(
 ) -> None:
     """Under the other modes the program runs, and the test fails naming what it dialled.
 
-    Ablation: replace `violation = guard.report(` with `violation = (lambda *a, **k: None)(`
-    in `src/truegreen/guards/spawns.py`."""
+    Ablation: replace `network.refusal(guard, host, port, "tcp")` with `None` in
+    `src/truegreen/guards/spawns.py`."""
     pytester.makepyfile(
         """
         import subprocess

@@ -55,7 +55,8 @@ def url_host(word: str) -> Optional[tuple[str, Optional[int]]]:
 
 
 def scp_host(word: str) -> Optional[tuple[str, Optional[int]]]:
-    """(host, 22) of scp-like ``user@host:path``; None for a path or a drive letter."""
+    """(host, None) of scp-like ``user@host:path`` (the port is ssh's to say); None for a
+    path or a drive letter."""
     if "://" in word:
         return url_host(word)
     head, sep, _ = word.partition(":")
@@ -64,8 +65,7 @@ def scp_host(word: str) -> Optional[tuple[str, Optional[int]]]:
     _, at, host = head.rpartition("@")
     if not host or (not at and len(host) < 2):  # ``C:\\x`` is a drive, not a host
         return None
-    host = host.strip("[]")
-    return host, 22
+    return host.strip("[]"), None
 
 
 def _git(words: list[str]) -> list[tuple[str, Optional[int]]]:
@@ -81,7 +81,7 @@ def _git(words: list[str]) -> list[tuple[str, Optional[int]]]:
             continue
         where = url_host(word) or (scp_host(word) if "@" in word.partition(":")[0] else None)
         if where is not None:
-            found.append(where)
+            found.append((where[0], 22 if where[1] is None else where[1]))
     return found
 
 
