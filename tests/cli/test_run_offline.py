@@ -48,8 +48,8 @@ def test_without_a_namespace_it_says_so_in_one_line_and_exits_2(
 ) -> None:
     """Never pretend: the run does not start without the namespace.
 
-    Ablation: replace `except OSError as exc:` with `except ValueError as exc:` in
-    `src/truegreen/runner/offline.py`."""
+    Ablation: delete `raise UsageError(_UNAVAILABLE.format(reason=exc.strerror or exc)) from None`
+    in `src/truegreen/runner/offline.py`."""
     monkeypatch.setattr(sys, "platform", "linux")
     calls: list[int] = []
 

@@ -58,7 +58,7 @@ def test_it_names_the_hosts_a_command_will_dial(
     ids=" ".join,
 )
 def test_local_work_dials_nothing(words: list[str]) -> None:
-    """Ablation: replace `scheme == "file"` with `False` in
+    """Ablation: replace `not _local(word)` with `True` in
     `src/truegreen/guards/netprograms.py`."""
     assert destinations(["curl", "https://example.invalid/"]) != []  # premise: curl is read
     assert destinations(words) == []

@@ -75,7 +75,7 @@ def _git(words: list[str]) -> list[tuple[str, Optional[int]]]:
     if verb not in _GIT_NETWORK:
         return []
     after = words[words.index(verb) + 1 :]
-    found = []
+    found: list[tuple[str, Optional[int]]] = []
     for word in after:
         if word.startswith("-"):
             continue

@@ -20,6 +20,10 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _IFREQ = "16sh22x"  # struct ifreq: the interface's name, then its flags (40 bytes)
+_UNAVAILABLE = (
+    "truegreen run --offline: this machine gives no network namespace to this user ({reason}: "
+    "unprivileged user namespaces are off or restricted); run without --offline"
+)
 
 
 def _unshare(flags: int) -> None:
@@ -65,9 +69,4 @@ def enter() -> None:
         _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
         _loopback_up()
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UsageError(
-            "truegreen run --offline: this machine gives no network namespace to this user "
-            f"({reason}: unprivileged user namespaces are off or restricted); run without "
-            "--offline"
-        ) from None
+        raise UsageError(_UNAVAILABLE.format(reason=exc.strerror or exc)) from None

@@ -8,6 +8,10 @@ to a truegreen run, then loads whatever ``sitecustomize`` would have loaded othe
 import os
 import sys
 
+TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
+if TYPE_CHECKING:
+    from typing import Callable, Optional
+
 
 def _serve_mutant() -> None:
     if os.environ.get("_TRUEGREEN_MUTANT"):
@@ -23,13 +27,14 @@ def _start_guards() -> None:
     try:
         from truegreen.guards.child import start
     except ImportError:  # another interpreter: load the truegreen this shim belongs to
-        start = _from_here(run_dir)
-        if start is None:
-            return
+        loaded = _from_here(run_dir)
+        if loaded is not None:
+            loaded(run_dir)
+        return
     start(run_dir)
 
 
-def _from_here(run_dir):
+def _from_here(run_dir: str) -> "Optional[Callable[[str], None]]":
     """``truegreen.guards.child.start`` from the package around this file, for a Python whose
     path lacks it (another virtual environment, pip's build-isolation environment); None, and
     the child reported as unguarded, when it cannot be loaded."""
@@ -45,6 +50,8 @@ def _from_here(run_dir):
             spec = importlib.util.spec_from_file_location(
                 "truegreen", init, submodule_search_locations=[package]
             )
+            if spec is None or spec.loader is None:
+                raise ImportError(init)
             module = importlib.util.module_from_spec(spec)
             sys.modules["truegreen"] = module
             spec.loader.exec_module(module)
@@ -61,7 +68,7 @@ def _from_here(run_dir):
     return None
 
 
-def _report_unguarded(run_dir, reason):
+def _report_unguarded(run_dir: str, reason: str) -> None:
     """One ``unguarded`` record in this process's file of the event stream, spelled here
     because truegreen's own writer cannot be loaded (tests check it against the schema)."""
     import json
