@@ -43,6 +43,7 @@ def test_offline_runs_the_tests_where_only_loopback_exists(tmp_path: Path) -> No
     assert "1 passed" in done.stdout
 
 
+@pytest.mark.platforms("linux")
 def test_without_a_namespace_it_says_so_in_one_line_and_exits_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -50,14 +51,13 @@ def test_without_a_namespace_it_says_so_in_one_line_and_exits_2(
 
     Ablation: delete `raise UsageError(_UNAVAILABLE.format(reason=exc.strerror or exc)) from None`
     in `src/truegreen/runner/offline.py`."""
-    monkeypatch.setattr(sys, "platform", "linux")
     calls: list[int] = []
 
     def refuse(flags: int) -> None:
         calls.append(flags)
         raise OSError(errno.EPERM, "Operation not permitted")
 
-    monkeypatch.setattr(offline, "_unshare", refuse)
+    monkeypatch.setattr(offline, "unshare", refuse)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "test_never.py").write_text("def test_never():\n    open('ran', 'w')\n")
     status = main(["run", "--offline", "--", "-q", "test_never.py"])
@@ -73,7 +73,6 @@ def test_without_a_namespace_it_says_so_in_one_line_and_exits_2(
     assert not (tmp_path / "ran").exists()
 
 
-def test_offline_is_linux_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "platform", "darwin")
+def test_offline_is_linux_only() -> None:
     with pytest.raises(UsageError, match=r"--offline: network namespaces are Linux's; this is"):
-        offline.enter()
+        offline.enter(platform="darwin")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Optional
 
 from truegreen.core.errors import UsageError
 
@@ -26,7 +27,8 @@ _UNAVAILABLE = (
 )
 
 
-def _unshare(flags: int) -> None:
+def unshare(flags: int) -> None:
+    """``unshare(2)`` for this process: the one call that needs the kernel's consent."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -51,19 +53,20 @@ def _loopback_up() -> None:
         fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack(_IFREQ, b"lo", flags | _IFF_UP))
 
 
-def enter() -> None:
+def enter(platform: Optional[str] = None) -> None:
     """Move this process into a new network namespace with only loopback, up.
 
     Raises :class:`UsageError` (one line, exit 2) where the machine cannot: not Linux, or
     unprivileged user namespaces turned off. Call it before any thread or child starts.
     """
-    if not sys.platform.startswith("linux"):
+    platform = platform or sys.platform
+    if not platform.startswith("linux"):
         raise UsageError(
-            f"truegreen run --offline: network namespaces are Linux's; this is {sys.platform}"
+            f"truegreen run --offline: network namespaces are Linux's; this is {platform}"
         )
     uid, gid = os.getuid(), os.getgid()
     try:
-        _unshare(CLONE_NEWUSER | CLONE_NEWNET)
+        unshare(CLONE_NEWUSER | CLONE_NEWNET)
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
         _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
