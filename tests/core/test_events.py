@@ -51,7 +51,7 @@ def test_every_kind_the_docs_list_has_a_name_constant() -> None:
     names = {
         events.PROCESS, events.SESSION_START, events.SESSION_END, events.TEST_START,
         events.TEST_END, events.PHASE, events.FIXTURE, events.VIOLATION, events.SPAWN,
-        events.LISTEN,
+        events.UNGUARDED, events.LISTEN,
     }  # fmt: skip
     assert set(events.KINDS) == names
     assert events.header(1.0, 2, 3, "child") == {

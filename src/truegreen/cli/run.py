@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 from truegreen.cli import Status, add_verb
 from truegreen.core.errors import UsageError
 from truegreen.core.metrics import read_dir, summarize
-from truegreen.runner import forkserver
+from truegreen.runner import forkserver, offline
 from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
@@ -25,6 +25,7 @@ EXAMPLE = """\
   truegreen run -- -q tests/
   truegreen run --deadline 600 --metrics .metrics -- -n 2
   truegreen run --isolate-files -j 4 --file-timeout 120 --retries 1 -- tests/
+  truegreen run --offline -- tests/
 """
 
 
@@ -37,13 +38,17 @@ def add_parser(verbs: Any) -> None:
         "allowlist, a fresh HOME, TZ=UTC, LANG=C.UTF-8, no git configuration, no "
         "credentials), so plugins and conftest imports already see a clean machine. At the "
         "deadline the whole process tree is ended (exit 124) and the tests that were running "
-        "are named. --isolate-files runs each test file in its own pytest process. Exit "
+        "are named. --isolate-files runs each test file in its own pytest process. --offline "
+        "runs the whole tree in a network namespace with only loopback (Linux). Exit "
         "statuses follow pytest's.",
         example=EXAMPLE,
     )
     parser.add_argument("--keep-env", action="append", default=[], metavar="NAME",
                         help="pass one variable through (repeatable)")  # fmt: skip
     parser.add_argument("--metrics", metavar="DIR", help="record the event stream into DIR")
+    parser.add_argument("--offline", action="store_true",
+                        help="the whole tree in a network namespace with only loopback (Linux, "
+                        "unprivileged user namespaces); exit 2 where there is none")  # fmt: skip
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--deadline", type=float, metavar="SECONDS", help="seconds from now")
     group.add_argument("--deadline-epoch", type=float, metavar="T", help="a Unix time")
@@ -72,6 +77,8 @@ def _running(metrics: Path) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     if args.retries < 0 or args.jobs < 1:
         raise UsageError("truegreen run: --retries must be >= 0 and -j >= 1")
+    if args.offline:
+        offline.enter()  # first: before any thread, child or temporary directory
     home = tempfile.mkdtemp(prefix="truegreen-run-home-")
     own_metrics = args.metrics is None
     metrics = Path(args.metrics or tempfile.mkdtemp(prefix="truegreen-run-metrics-"))

@@ -28,6 +28,7 @@ PHASE = "phase"
 FIXTURE = "fixture"
 VIOLATION = "violation"
 SPAWN = "spawn"
+UNGUARDED = "unguarded"
 LISTEN = "listen"
 
 # The JSON types a field may hold; "number" is an int or a float, never a bool.
@@ -116,6 +117,12 @@ KINDS: dict[str, Kind] = {
              Field("anonymous", BOOL, "true when a git command that writes a commit or tag "
                    "object started with no identity configured; missing means false",
                    required=False)),
+        Kind(UNGUARDED, "a child process runs without the guards: the process that started it "
+             "saw why (`python -I`, not a Python program), or the child found it cannot load "
+             "them", _t(), _test(null=True),
+             Field("program", STR, "its basename"),
+             Field("reason", STR, "why, in words"),
+             Field("pid", INT, "the process that reported it")),
         Kind(LISTEN, "a Python process of the run started listening (for "
              '`network = "owned"`)',
              Field("protocol", STR, "`tcp` or `udp`"), Field("port", INT), Field("pid", INT)),

@@ -31,7 +31,7 @@ def _socket_constants() -> tuple[tuple[int, int], int]:
     return (int(AF_INET), int(AF_INET6)), int(SOCK_DGRAM)
 
 
-_DOCS = "allow-hosts = [...] in [tool.truegreen], or @pytest.mark.truegreen_network(...)"
+ALLOW_DOCS = "allow-hosts = [...] in [tool.truegreen], or @pytest.mark.truegreen_network(...)"
 
 
 def is_loopback(host: str) -> bool:
@@ -119,6 +119,20 @@ def _owned(guard: Guard, protocol: str, port: int) -> bool:
     return owned_by_session(protocol, port, guard.policy.root_pid or os.getpid())
 
 
+def refusal(guard: Guard, host: str, port: Optional[int], protocol: str) -> Optional[str]:
+    """Why the policy refuses reaching ``host:port`` now, or None when it allows it."""
+    mode = guard.network_mode
+    if guard.where is None or mode == "allow" or _allowed(guard, host, port):
+        return None
+    if not is_loopback(host):
+        return "not a loopback address"
+    if mode == "block":
+        return "no connection is allowed, loopback included"
+    if mode == "owned" and port and not _owned(guard, protocol, port):
+        return "no listener started by this test session"
+    return None
+
+
 def listeners(guard: Guard) -> dict[str, Listener]:
     """The audit events of the network guard, bound to ``guard``."""
 
@@ -127,19 +141,13 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         violation = guard.report("network", operation, f"{target} ({why})", blocked=True)
         raise NetworkBlocked(
             f"truegreen: {violation.where} may not {operation} {target}: {why} "
-            f"(network = {guard.network_mode!r}). To allow it deliberately: {_DOCS}"
+            f"(network = {guard.network_mode!r}). To allow it deliberately: {ALLOW_DOCS}"
         )
 
     def check(operation: str, host: str, port: Optional[int], protocol: str) -> None:
-        mode = guard.network_mode
-        if guard.where is None or mode == "allow" or _allowed(guard, host, port):
-            return
-        if not is_loopback(host):
-            refuse(operation, host, port, "not a loopback address")
-        if mode == "block":
-            refuse(operation, host, port, "no connection is allowed, loopback included")
-        if mode == "owned" and port and not _owned(guard, protocol, port):
-            refuse(operation, host, port, "no listener started by this test session")
+        why = refusal(guard, host, port, protocol)
+        if why is not None:
+            refuse(operation, host, port, why)
 
     def on_resolve(args: tuple[Any, ...]) -> None:
         host = args[0]

@@ -8,7 +8,7 @@ from truegreen.core import events
 from truegreen.guards import hook
 from truegreen.guards.policy import Policy
 from truegreen.guards.sites import user_site
-from truegreen.guards.violations import Spawn, StreamWriter, Violation, from_record
+from truegreen.guards.violations import Spawn, StreamWriter, Unguarded, Violation, from_record
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ class Guard:
         self.network_mode = policy.network
         self.violations: list[Violation] = []
         self.spawns: list[Spawn] = []
+        self.unguarded: list[Unguarded] = []
         self.listening: set[tuple[str, int]] = set()  # (tcp|udp, port) in this process
         self.remote: set[tuple[str, int]] = set()  # ... in other processes of this run
         self.spawned = False
@@ -56,7 +57,7 @@ class Guard:
     def after_fork(self) -> None:
         """In a forked child: a stream of its own; the parent keeps what it recorded."""
         self.role = "child"
-        self.violations, self.spawns = [], []
+        self.violations, self.spawns, self.unguarded = [], [], []
         self._offsets = {}
         if self.policy.run_dir:
             self._open_stream()
@@ -92,6 +93,12 @@ class Guard:
         self.spawned = True
         self.spawns.append(spawn)
         self.emit(spawn.record())
+
+    def record_unguarded(self, program: str, reason: str) -> None:
+        """A child this process starts that the guards will not reach."""
+        item = Unguarded(self.test, program, reason, os.getpid())
+        self.unguarded.append(item)
+        self.emit(item.record())
 
     def note_read(self, path: Any) -> None:
         """Remember an open for reading under the sealed home, if one is set: the failure
@@ -146,4 +153,6 @@ class Guard:
                 self.violations.append(item)
             elif isinstance(item, Spawn):
                 self.spawns.append(item)
+            elif isinstance(item, Unguarded):
+                self.unguarded.append(item)
         return fresh

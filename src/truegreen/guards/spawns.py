@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from truegreen.guards.errors import ProgramDenied
+from truegreen.guards import children, netprograms, network
+from truegreen.guards.errors import NetworkBlocked, ProgramDenied
 from truegreen.guards.runtime import Guard
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
@@ -96,11 +97,21 @@ def listeners(guard: Guard) -> dict[str, Listener]:
                 f"truegreen: {violation.where} may not start {program!r}: it is in "
                 "deny-programs in [tool.truegreen]. Use a test double for it"
             )
+        if guard.network_mode != "allow":
+            _reach(guard, program, words, env)
         verb, anonymous = None, False
         if program == "git":
             verb = git_verb(words)
             anonymous = _anonymous(words, env, cwd)
         guard.record_spawn(program, verb, anonymous)
+        run_dir = guard.policy.run_dir
+        why = children.unguarded(words, env, cwd)
+        if run_dir and (env is None or why != children.NOT_PYTHON):
+            # A non-Python program keeps the environment it was given; a Python one, or
+            # anything inheriting this process's, gets the shim whatever the test set.
+            why = children.keep_shim(env, run_dir) or why
+        if why is not None:
+            guard.record_unguarded(program, why)
 
     return {
         "subprocess.Popen": lambda a: spawn(a[0], a[1], a[3], a[2]),
@@ -112,6 +123,26 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         "os.fork": lambda a: _forked(guard),
         "os.forkpty": lambda a: _forked(guard),
     }
+
+
+def _reach(guard: Guard, program: str, words: list[str], env: Any) -> None:
+    """A program that will dial another machine: refused under ``network = "block"``,
+    reported under the other modes, as the network guard judges a connection."""
+    for host, port in netprograms.destinations(words, env):
+        why = network.refusal(guard, host, port, "tcp")
+        if why is None:
+            continue
+        blocked = guard.network_mode == "block"
+        target = f"{host}:{port}" if port is not None else host
+        violation = guard.report(
+            "network", f"start {program} to reach", f"{target} ({why})", blocked=blocked
+        )
+        if blocked:
+            raise NetworkBlocked(
+                f"truegreen: {violation.where} may not start {program!r} to reach {target}: "
+                f"{why} (network = {guard.network_mode!r}). To allow it deliberately: "
+                f"{network.ALLOW_DOCS}"
+            )
 
 
 def _anonymous(words: list[str], env: Any, cwd: Any) -> bool:

@@ -78,19 +78,38 @@ class Spawn:
         return {events.EVENT: events.SPAWN, "t": time.time(), **fields}
 
 
+class Unguarded:
+    """A child process the guards do not reach, and why (``python -I``, not a Python program)."""
+
+    __slots__ = ("pid", "program", "reason", "test")
+    FIELDS = __slots__
+
+    def __init__(self, test: Optional[str], program: str, reason: str, pid: int) -> None:
+        self.test, self.program, self.reason, self.pid = test, program, reason, pid
+
+    def record(self) -> dict[str, Any]:
+        fields = {f: getattr(self, f) for f in self.FIELDS}
+        return {events.EVENT: events.UNGUARDED, "t": time.time(), **fields}
+
+
 def header(role: str) -> dict[str, Any]:
     """The first record of every process's stream."""
     return events.header(time.time(), os.getpid(), os.getppid(), role)
 
 
+_READ = frozenset({events.VIOLATION, events.SPAWN, events.UNGUARDED})
+
+
 def from_record(data: dict[str, Any]) -> Optional[object]:
-    """A Violation or Spawn back from its stream line; None for other records and for
-    records that do not hold to the schema."""
+    """A Violation, Spawn or Unguarded back from its stream line; None for other records and
+    for records that do not hold to the schema."""
     kind = data.get(events.EVENT)
-    if kind not in (events.VIOLATION, events.SPAWN) or events.problem(data) is not None:
+    if kind not in _READ or events.problem(data) is not None:
         return None
     if kind == events.VIOLATION:
         return Violation(**{f: data[f] for f in Violation.FIELDS})
+    if kind == events.UNGUARDED:
+        return Unguarded(**{f: data[f] for f in Unguarded.FIELDS})
     fields = {f: data[f] for f in Spawn.FIELDS if f != "anonymous"}
     return Spawn(**fields, anonymous=bool(data.get("anonymous")))
 

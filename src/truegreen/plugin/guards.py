@@ -20,13 +20,13 @@ import pytest
 from truegreen.core.config import Config
 from truegreen.core.paths import Roots, absolute_globs
 from truegreen.guards import active, hook, network
+from truegreen.guards.children import with_shim
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
 from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test, real_home
 
 NETWORK_MARKER = "truegreen_network"
-SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 
 
 def _real(path: str) -> str:
@@ -101,8 +101,7 @@ class GuardsPlugin:
         if policy.network == "owned":
             self.guard.tracking = network.track_listeners(self.guard)
         self._setenv(RUN_VAR, run_dir)
-        pythonpath = os.environ.get("PYTHONPATH")
-        self._setenv("PYTHONPATH", os.pathsep.join(p for p in (SHIM_DIR, pythonpath) if p))
+        self._setenv("PYTHONPATH", with_shim(os.environ.get("PYTHONPATH")))
 
     def pytest_unconfigure(self) -> None:
         if self.guard is not None and active.current() is self.guard:
@@ -330,4 +329,25 @@ def summary_lines(
             lines.append(f"  {test}: {listed}")
         if len(shown) < len(per_test):
             lines.append(f"  ... {len(per_test) - len(shown)} more tests (-v lists all)")
+    return lines + unguarded_lines(guard, verbosity)
+
+
+def unguarded_lines(guard: Guard, verbosity: int) -> list[str]:
+    """Per test, the child processes the guards did not reach, grouped by program and reason:
+    a test that runs ``git`` fifty times is one line."""
+    per_test: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for item in guard.unguarded:
+        per_test[item.test or "outside any test"][(item.program, item.reason)] += 1
+    if not per_test:
+        return []
+    shown = list(per_test.items()) if verbosity > 0 else list(per_test.items())[:20]
+    lines = [f"unguarded child processes, by test ({len(per_test)} tests):"]
+    for test, found in shown:
+        by_reason: dict[str, list[str]] = defaultdict(list)
+        for (program, reason), n in found.items():
+            by_reason[reason].append(f"{program} x{n}" if n > 1 else program)
+        listed = "; ".join(f"{', '.join(names)} ({reason})" for reason, names in by_reason.items())
+        lines.append(f"  {test}: {listed}")
+    if len(shown) < len(per_test):
+        lines.append(f"  ... {len(per_test) - len(shown)} more tests (-v lists all)")
     return lines

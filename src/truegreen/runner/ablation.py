@@ -20,19 +20,18 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional, Union
 
 from truegreen.core.ablation import Run, Verdict, judge, premise
 from truegreen.core.claims import Claim
 from truegreen.core.junit import read_junit
+from truegreen.guards.children import with_shim
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
 
-SHIM_DIR = str(Path(__file__).resolve().parent.parent / "guards" / "shim")
 OPTIONS = ("-q", "-p", "no:cacheprovider")
 # The guards of a test that runs truegreen ablate belong in each run, not in the server: a
 # fork server refuses to start with an audit hook installed.
@@ -42,7 +41,7 @@ CHILD_ONLY = (RUN_VAR,)
 def environment() -> dict[str, str]:
     """This process's environment, with the shim that serves a mutant first on PYTHONPATH."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (SHIM_DIR, env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = with_shim(env.get("PYTHONPATH"))
     return env
 
 
