@@ -209,9 +209,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from truegreen.plugin.session import SESSION_SEAL_KEY
 
     session = config.stash.get(SESSION_SEAL_KEY, None)
-    if session is not None:
-        session.adopt(getattr(config, "workerinput", None))  # an xdist worker's machine
+    # On an xdist worker, the machine is the one the controller found.
+    if session is not None and session.adopt(getattr(config, "workerinput", None)):
         config.stash[REAL_HOME_KEY] = session.real_home
+        config.stash[AMBIENT_KEY] = frozenset(session.machine)
     # Each feature registers itself and, for the hot per-test hooks, with the per-test fan-out,
     # whose declared order (plugin/fanout.py ORDER) is the order they see each test in; none
     # refers to another, so the order of the registrations below does not matter, except in

@@ -87,12 +87,15 @@ class SessionSeal:
         config.pluginmanager.register(seal, "truegreen-session-seal")
         return seal
 
-    def adopt(self, workerinput: Any) -> None:
-        """On an xdist worker: the machine is the controller's, not this process's."""
+    def adopt(self, workerinput: Any) -> bool:
+        """On an xdist worker: the machine is the controller's, not this process's. Whether
+        the controller said so."""
         machine = workerinput.get(WORKER_INPUT) if isinstance(workerinput, dict) else None
-        if isinstance(machine, dict):
-            self.real_home = str(machine["home"])
-            self.machine = dict(machine["environ"])
+        if not isinstance(machine, dict) or "home" not in machine:
+            return False
+        self.real_home = str(machine["home"])
+        self.machine = dict(machine["environ"])
+        return True
 
     # -- hooks ------------------------------------------------------------------
 
