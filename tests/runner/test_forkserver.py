@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from truegreen.cli import main
-from truegreen.plugin.guards import SHIM_DIR
+from truegreen.guards.children import SHIM_DIR
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.forkserver import available, refusal, server_options
 from truegreen.runner.procs import sealed_environment, wait_until

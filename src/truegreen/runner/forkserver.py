@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from truegreen.core.protocol import PLUGIN_MODULES
+from truegreen.guards.policy import RUN_VAR
 from truegreen.runner.forkchild import Avoid, Avoided, environ, loaded_files
 
 # What a builtin plugin of pytest imports in every session, unless ``-p no:debugging``: the
@@ -143,7 +144,9 @@ def refusal() -> Optional[str]:
     """Why this process must not fork children for pytest, or None."""
     if threading.active_count() != 1:
         return f"a plugin started a thread at import ({threading.active_count()} threads)"
-    if getattr(sys, AUDIT_HOOK_MARK, None) is not None:
+    if getattr(sys, AUDIT_HOOK_MARK, None) is not None and not os.environ.get(RUN_VAR):
+        # A plugin installed it. One the shim installed (the server was started by a test of
+        # a guarded run) guards every new process the same way, so a fork changes nothing.
         return "truegreen's audit hook was installed at import"
     return None
 
