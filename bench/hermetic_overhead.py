@@ -21,7 +21,10 @@ from measure import compare, print_ratios
 PER_FILE = 20
 CONFIGS = {
     "plain": ["-p", "no:truegreen"],
-    "hermetic environment": ["--truegreen-set", "writes=off", "--truegreen-set", "network=allow"],
+    "hermetic environment": [
+        "--truegreen-set", "writes=off", "--truegreen-set", "reads=off",
+        "--truegreen-set", "network=allow",
+    ],  # fmt: skip
     "plugin defaults (with the guards)": [],
 }
 
