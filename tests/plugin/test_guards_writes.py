@@ -222,7 +222,7 @@ def test_the_home_is_refused_while_the_project_tree_keeps_fail(
 ) -> None:
     """By default the two places have their own modes: block for the home, fail for the tree.
 
-    Ablation: replace `"home": policy.home_writes` with `"home": policy.tree_writes` in
+    Ablation: replace `policy.home_writes` with `policy.tree_writes` in
     `src/truegreen/guards/writes.py`: the home's write happens. Restored."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     pytester.makepyfile(

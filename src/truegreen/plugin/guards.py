@@ -58,6 +58,9 @@ class GuardsPlugin:
         self.home_watch: Optional[HomeSnapshot] = None
         self.shipped: set[str] = set()
         self.home_changes: list[Violation] = []
+        # The files this process writes its output to (``pytest > ~/log.txt``): capturing is
+        # suspended while plugins are configured, so these are the terminal's own.
+        self.outputs = _file_ids((1, 2))
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
@@ -261,9 +264,12 @@ class GuardsPlugin:
         root (the temporary directories) or a directory holding one, the run directory, an
         allow-writes glob or a tool cache."""
         keep = (*policy.roots.allowed, policy.run_dir)
+        outputs = self.outputs
 
         def ignore(path: str) -> bool:
             if any(under(root, path) for root in keep if root):
+                return True
+            if outputs and _path_id(path) in outputs:
                 return True
             return leaked_into(path, policy.roots) != "home"
 
@@ -354,6 +360,29 @@ def fixture_where() -> Optional[str]:
             return f"{scope} fixture {fixturedef.argname!r}"
         frame = frame.f_back
     return None
+
+
+def _file_ids(fds: tuple[int, ...]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of the regular files open on these descriptors."""
+    import stat
+
+    found = set()
+    for fd in fds:
+        try:
+            seen = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(seen.st_mode):
+            found.add((seen.st_dev, seen.st_ino))
+    return frozenset(found)
+
+
+def _path_id(path: str) -> tuple[int, int]:
+    try:
+        seen = os.lstat(path)
+    except OSError:
+        return (-1, -1)
+    return (seen.st_dev, seen.st_ino)
 
 
 def _mtime(path: str) -> int:
