@@ -39,7 +39,7 @@ def test_a_record_that_breaks_the_schema_is_not_read_back_as_a_violation() -> No
 def test_a_violation_keeps_its_mode_through_the_stream() -> None:
     """A child's warning must stay a warning in the session that reads it back.
 
-    Ablation: replace `mode=mode if isinstance(mode, str) else None` with `mode=None` in
+    Ablation: replace `mode if isinstance(mode, str) else None` with `None` in
     `src/truegreen/guards/violations.py`: the warning comes back as a failure. Restored."""
     warned = Violation("read", "a.py::t", "a.py::t", "open for reading", "/x", "a.py:1", False, 9,
                        mode="warn")  # fmt: skip

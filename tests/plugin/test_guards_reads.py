@@ -54,7 +54,7 @@ def run(pytester: pytest.Pytester, project: Path, *args: str) -> pytest.RunResul
 def test_a_dotenv_found_above_the_rootdir_is_a_warning_by_default(
     pytester: pytest.Pytester,
 ) -> None:
-    """Ablation: replace `read_check is not None and guard.test is not None` with `False` in
+    """Ablation: replace `guard.policy.reads == "off"` with `True` in
     `src/truegreen/guards/writes.py`: the read goes unreported. Restored."""
     project = checkout(pytester)
     (project / "test_settings.py").write_text(WALK_UP)
@@ -102,8 +102,8 @@ def test_a_python_child_reading_the_real_home_is_reported(
 ) -> None:
     """A stale cache in the real home, read by a child the test starts.
 
-    Ablation: replace `reads=s.reads` with `reads="off"` in `src/truegreen/plugin/guards.py`:
-    no process of the run checks its reads. Restored."""
+    Ablation: replace `raw["reads"]` with `"off"` in `src/truegreen/guards/policy.py`: the
+    child loads a policy without the read guard. Restored."""
     cache = home / ".cache" / "tool" / "index.json"
     cache.parent.mkdir(parents=True)
     cache.write_text("{}")
@@ -128,8 +128,8 @@ def test_python_s_own_reads_under_the_home_are_not_reported(
     a child; the home's dotfile next to it is not.
 
     Ablation: replace `python_paths() if s.reads != "off" else ()` with `()` in
-    `src/truegreen/plugin/guards.py`: the child, whose sys.path lacks the session's entry, takes
-    the package's data for the home's. Restored."""
+    `src/truegreen/plugin/guards.py`: the child, started without the session's sys.path entry,
+    takes the package's data for the home's. Restored."""
     site = home / "lib"
     (site / "homepkg").mkdir(parents=True)
     (site / "homepkg" / "__init__.py").write_text("")
@@ -138,13 +138,15 @@ def test_python_s_own_reads_under_the_home_are_not_reported(
     monkeypatch.setenv("PYTHONPATH", str(site))
     project = checkout(pytester)
     (project / "test_pkg.py").write_text(
-        "import subprocess\nimport sys\nfrom pathlib import Path\n\nimport homepkg\n\n"
+        "import os\nimport subprocess\nimport sys\nfrom pathlib import Path\n\nimport homepkg\n\n"
         "def test_reads_package_data():\n"
         "    data = Path(homepkg.__file__).parent / 'table.csv'\n"
         "    assert data.read_text() == 'a,b\\n'\n"
-        "    code = f'import sys; sys.path.remove({str(Path(homepkg.__file__).parent.parent)!r}); "
-        "open({str(data)!r}).read()'\n"
-        "    subprocess.run([sys.executable, '-c', code], check=True)\n\n"
+        "    site = str(Path(homepkg.__file__).parent.parent)\n"
+        "    paths = os.environ['PYTHONPATH'].split(os.pathsep)\n"
+        "    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in paths if p != site)}\n"
+        "    code = f'open({str(data)!r}).read()'\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True, env=env)\n\n"
         "def test_reads_dotfile():\n"
         f"    open({str(home / '.toolrc')!r}).read()\n"
     )

@@ -52,7 +52,7 @@ def test_a_write_next_to_the_test_fails_it_even_when_the_error_is_swallowed(
 
 
 def test_block_refuses_the_write_on_the_spot(pytester: pytest.Pytester) -> None:
-    """Ablation: replace `policy.writes == "block"` with `False` in
+    """Ablation: replace `mode == "block"` with `False` in
     `src/truegreen/guards/writes.py`: the file appears. Restored."""
     pytester.makepyprojecttoml('[tool.truegreen]\nwrites = "block"\n')
     pytester.makepyfile(
@@ -388,8 +388,8 @@ def test_calls_bound_to_fail_are_no_writes(pytester: pytest.Pytester) -> None:
     """filelock's tests lock "" and ".": `Path("").parent.mkdir(exist_ok=True)` makes the
     existing project root, and opening "" or "." for writing fails before anything is written.
 
-    Ablation: replace `label is None or bound_to_fail(operation, path, real)` with
-    `label is None` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `mode == "off" or bound_to_fail(operation, path, real)` with
+    `mode == "off"` in `src/truegreen/guards/writes.py`."""
     pytester.makepyfile(
         """
         import os

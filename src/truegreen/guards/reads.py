@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 _SEP = os.sep
 # What the import system opens: a read of one of these is Python's own, wherever it lies.
 _IMPORTED = (".py", ".pyc", ".pyi", ".pyw", ".so", ".pyd", ".pth", ".dylib")
+_UNSEEN = object()
 LABEL_HOME = "under the real home"
 LABEL_ABOVE = "in a directory above the rootdir"
 
@@ -75,7 +76,8 @@ class ReadGuard:
         self.allowed = roots.allowed
         self.globs = policy.read_globs
         self.seen: set[tuple[Optional[str], str]] = set()
-        self.verdicts: dict[str, Optional[str]] = {}
+        # path as opened -> None (inside) or (real path, why it is outside)
+        self.verdicts: dict[str, Any] = {}
         homes = {self.home, *policy.read_homes} - {""}
         projects = {self.project, *policy.read_projects} - {""}
         # The lexical first look: a path not under one of these prefixes, nor directly in
@@ -109,17 +111,18 @@ class ReadGuard:
         self._slow(text)
 
     def _slow(self, text: str) -> None:
-        """The path looked like a leak: resolve it and decide for good."""
-        real = os.path.realpath(text)
+        """The path looked like a leak: resolve it and decide, once a path as spelled."""
         verdicts = self.verdicts
-        if real in verdicts:
-            label = verdicts[real]
-        else:
+        verdict = verdicts.get(text, _UNSEEN)
+        if verdict is _UNSEEN:
             if len(verdicts) >= 4096:
                 verdicts.clear()
-            label = verdicts[real] = self.outside(real)
-        if label is None:
+            real = os.path.realpath(text)
+            label = self.outside(real)
+            verdict = verdicts[text] = None if label is None else (real, label)
+        if verdict is None:
             return
+        real, label = verdict
         key = (self.guard.test, real)
         if key in self.seen:  # one violation a file a test, however often it is read
             return
