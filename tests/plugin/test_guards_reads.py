@@ -3,6 +3,7 @@ reported (a warning by default, a failure under reads = "fail"); Python's own re
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,8 @@ def test_python_s_own_reads_under_the_home_are_not_reported(
     (site / "homepkg" / "__init__.py").write_text("")
     (site / "homepkg" / "table.csv").write_text("a,b\n")
     (home / ".toolrc").write_text("x")
-    monkeypatch.setenv("PYTHONPATH", str(site))
+    # keep what is there (the shim that serves an ablation's mutant to the inner pytest)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ["PYTHONPATH"]]))
     project = checkout(pytester)
     (project / "test_pkg.py").write_text(
         "import os\nimport subprocess\nimport sys\nfrom pathlib import Path\n\nimport homepkg\n\n"
