@@ -22,9 +22,13 @@ PER_FILE = 20
 CONFIGS = {
     "plain": ["-p", "no:truegreen"],
     "hermetic environment": [
-        "--truegreen-set", "writes=off", "--truegreen-set", "reads=off",
-        "--truegreen-set", "network=allow",
-    ],  # fmt: skip
+        "--truegreen-set",
+        "writes=off",
+        "--truegreen-set",
+        "reads=off",
+        "--truegreen-set",
+        "network=allow",
+    ],
     "plugin defaults (with the guards)": [],
 }
 

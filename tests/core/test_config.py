@@ -89,9 +89,7 @@ def test_writes_sets_both_places_unless_one_is_given_in_the_same_or_a_later_laye
     assert both.layers["home-writes"] == f"{SOURCE} (writes)"
     same_layer = build({"writes": "warn", "home-writes": "block"}, source=SOURCE)
     assert (same_layer.home_writes, same_layer.tree_writes) == ("block", "warn")
-    later = build(
-        {"home-writes": "fail"}, source=SOURCE, environ={"TRUEGREEN_WRITES": "off"}
-    )
+    later = build({"home-writes": "fail"}, source=SOURCE, environ={"TRUEGREEN_WRITES": "off"})
     assert (later.home_writes, later.tree_writes) == ("off", "off")
     assert later.layers["tree-writes"] == "TRUEGREEN_WRITES (writes)"
     flags = build(

@@ -45,6 +45,8 @@ def test_a_violation_keeps_its_mode_through_the_stream() -> None:
                        mode="warn")  # fmt: skip
     assert warned.warning  # premise
     back = from_record(warned.record())
-    assert isinstance(back, Violation) and back.warning
+    assert isinstance(back, Violation)
+    assert back.warning
     plain = Violation("network", "a.py::t", "a.py::t", "connect to", "h:1", "a.py:3", True, 9)
-    assert "mode" not in plain.record() and not plain.warning
+    assert "mode" not in plain.record()
+    assert not plain.warning

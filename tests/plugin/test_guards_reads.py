@@ -49,7 +49,9 @@ def checkout(pytester: pytest.Pytester) -> Path:
 
 
 def run(pytester: pytest.Pytester, project: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(*NO_TREE_GUARD, str(project), f"--rootdir={project}", *args)
+    return pytester.runpytest_subprocess(
+        *NO_TREE_GUARD, str(project), f"--rootdir={project}", *args
+    )
 
 
 def test_a_dotenv_found_above_the_rootdir_is_a_warning_by_default(

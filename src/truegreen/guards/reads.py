@@ -49,10 +49,9 @@ def python_paths() -> tuple[str, ...]:
     found += [p or os.curdir for p in sys.path]
     site = sys.modules.get("site")
     if site is not None:
-        try:
-            found += list(site.getsitepackages())
-        except AttributeError:  # pragma: no cover - a virtualenv's old site module
-            pass
+        packages = getattr(site, "getsitepackages", None)  # not in old virtualenvs' site
+        if packages is not None:
+            found += list(packages())
         user = getattr(site, "USER_SITE", None)
         if user:
             found.append(user)

@@ -482,6 +482,6 @@ def home_lines(changes: list[Violation], home: str) -> list[str]:
     else:
         lines.append(
             "the run fails; point the program at the test's own home (the hermetic "
-            "environment's HOME), or allow the path deliberately: allow-writes = [\"~/...\"]"
+            'environment\'s HOME), or allow the path deliberately: allow-writes = ["~/..."]'
         )
     return lines
