@@ -93,6 +93,7 @@ CONFIGS = {
     "truegreen network only": [
         "-p", "no:socket", "--truegreen-tree-guard=off",
         "--truegreen-set", "hermetic=false", "--truegreen-set", "writes=off",
+        "--truegreen-set", "reads=off",
         "--truegreen-set", "network=loopback",
     ],
     "pytest-socket": ["-p", "no:truegreen", "--disable-socket", "--allow-hosts=127.0.0.1"],

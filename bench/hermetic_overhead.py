@@ -28,9 +28,12 @@ CONFIGS = {
     "plain": ["-p", "no:truegreen"],
     "plugin, seal and guards off": [
         *("--truegreen-set", "hermetic=false", "--truegreen-set", "writes=off"),
+        *("--truegreen-set", "reads=off", "--truegreen-set", "network=allow"),
+    ],
+    "hermetic environment": [
+        *("--truegreen-set", "writes=off", "--truegreen-set", "reads=off"),
         *("--truegreen-set", "network=allow"),
     ],
-    "hermetic environment": ["--truegreen-set", "writes=off", "--truegreen-set", "network=allow"],
     "plugin defaults (with the guards)": [],
 }
 

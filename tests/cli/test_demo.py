@@ -85,7 +85,7 @@ def test_the_guards_section_fails_a_write_into_the_repo_and_the_home_and_a_dial_
     )
     assert port is not None
     assert "write: did open for writing caught/report.txt (under the project tree)" in shown
-    assert "write: did open for writing ~/.greeter-cache (under the real home)" in shown
+    assert "write: blocked open for writing ~/.greeter-cache (under the real home)" in shown
     assert f"network: blocked connect to 127.0.0.1:{port.group(1)} (no listener" in shown
     assert re.search(r"^    3 failed in ", shown, re.M)
 

@@ -41,6 +41,22 @@ def test_each_key_shows_its_value_and_layer(
     assert "plugin: active" in out
 
 
+def test_it_shows_the_mode_of_each_place_and_where_it_came_from(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TRUEGREEN_WRITES", "warn")
+    assert main(["doctor", "--set", "home-writes=block"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split(None, 2)[1:] for line in out.splitlines() if line}
+    assert rows["home-writes"] == ['"block"', "--set home-writes=..."]
+    assert rows["tree-writes"] == ['"warn"', "TRUEGREEN_WRITES (writes)"]
+    assert rows["reads"] == ['"warn"', "default"]
+    assert (
+        "guards: writes under the real home block, into the project tree warn; "
+        "reads outside the sandbox warn; network owned"
+    ) in out
+
+
 def test_it_names_the_variables_the_seal_removes_and_never_their_values(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -75,6 +75,30 @@ def test_guard_settings_from_variables() -> None:
     assert actual.deny_programs == ("docker", "devcontainer")
 
 
+def test_the_home_is_blocked_and_the_tree_fails_by_default() -> None:
+    actual = build({})
+    assert (actual.writes, actual.home_writes, actual.tree_writes) == (None, "block", "fail")
+    assert actual.reads == "warn"
+
+
+def test_writes_sets_both_places_unless_one_is_given_in_the_same_or_a_later_layer() -> None:
+    """Ablation: replace `ranks["writes"] > ranks[key]` with `True` in
+    `src/truegreen/core/config.py`: the table's home-writes loses to writes. Restored."""
+    both = build({"writes": "warn"}, source=SOURCE)
+    assert (both.home_writes, both.tree_writes) == ("warn", "warn")
+    assert both.layers["home-writes"] == f"{SOURCE} (writes)"
+    same_layer = build({"writes": "warn", "home-writes": "block"}, source=SOURCE)
+    assert (same_layer.home_writes, same_layer.tree_writes) == ("block", "warn")
+    later = build({"home-writes": "fail"}, source=SOURCE, environ={"TRUEGREEN_WRITES": "off"})
+    assert (later.home_writes, later.tree_writes) == ("off", "off")
+    assert later.layers["tree-writes"] == "TRUEGREEN_WRITES (writes)"
+    flags = build(
+        {},
+        flags=[("writes", "off", "--truegreen-set"), ("tree-writes", "block", "--truegreen-set")],
+    )
+    assert (flags.home_writes, flags.tree_writes) == ("off", "block")
+
+
 def test_the_audit_sub_table_is_left_to_the_audit() -> None:
     assert build({"audit": {"select": ["ALL"]}, "writes": "warn"}, source=SOURCE).writes == "warn"
 
@@ -117,6 +141,11 @@ BAD_TABLES: list[tuple[dict[str, Any], str]] = [
         r"writes: expected one of 'off', 'warn', 'fail', 'block', found 'fial' "
         r"\(did you mean 'fail'\?\)",
     ),
+    (
+        {"home-writes": "refuse"},
+        r"home-writes: expected one of 'off', 'warn', 'fail', 'block', found 'refuse'",
+    ),
+    ({"reads": "block"}, r"reads: expected one of 'off', 'warn', 'fail', found 'block'"),
     (
         {"network": True},
         r"network: expected one of 'allow', 'loopback', 'owned', 'block', "

@@ -11,7 +11,7 @@ violations by test:
   caught/test_guards.py::test_saves_a_report_next_to_the_tests
     write: did open for writing caught/report.txt (under the project tree) at caught/test_guards.py:12
   caught/test_guards.py::test_warms_the_cache_in_the_home_directory
-    write: did open for writing ~/.greeter-cache (under the real home) at caught/test_guards.py:18
+    write: blocked open for writing ~/.greeter-cache (under the real home) at caught/test_guards.py:18
   caught/test_guards.py::test_asks_the_greeting_service
     network: blocked connect to 127.0.0.1:4000 (no listener started by this test session) at caught/test_guards.py:25
 ---------------------------------- truegreen -----------------------------------

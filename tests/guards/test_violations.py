@@ -17,7 +17,9 @@ def _schema(kind: str) -> set[str]:
 
 
 def test_violations_spawns_and_headers_are_written_as_the_schema_defines_them() -> None:
-    violation = Violation("write", None, "collection", "open for writing", "/x", "a.py:1", True, 9)
+    violation = Violation(
+        "write", None, "collection", "open for writing", "/x", "a.py:1", True, 9, mode="block"
+    )
     spawn = Spawn("a.py::t", "git", "commit", "a.py:2", 9, anonymous=True)
     for record in (violation.record(), spawn.record(), header("child")):
         assert events.problem(record) is None
@@ -32,3 +34,19 @@ def test_a_record_that_breaks_the_schema_is_not_read_back_as_a_violation() -> No
     assert isinstance(from_record(good), Violation)  # premise: the record reads back
     assert from_record({**good, "blocked": "yes"}) is None
     assert from_record({k: v for k, v in good.items() if k != "site"}) is None
+
+
+def test_a_violation_keeps_its_mode_through_the_stream() -> None:
+    """A child's warning must stay a warning in the session that reads it back.
+
+    Ablation: replace `mode if isinstance(mode, str) else None` with `None` in
+    `src/truegreen/guards/violations.py`: the warning comes back as a failure. Restored."""
+    warned = Violation("read", "a.py::t", "a.py::t", "open for reading", "/x", "a.py:1", False, 9,
+                       mode="warn")  # fmt: skip
+    assert warned.warning  # premise
+    back = from_record(warned.record())
+    assert isinstance(back, Violation)
+    assert back.warning
+    plain = Violation("network", "a.py::t", "a.py::t", "connect to", "h:1", "a.py:3", True, 9)
+    assert "mode" not in plain.record()
+    assert not plain.warning

@@ -52,7 +52,7 @@ def test_a_write_next_to_the_test_fails_it_even_when_the_error_is_swallowed(
 
 
 def test_block_refuses_the_write_on_the_spot(pytester: pytest.Pytester) -> None:
-    """Ablation: replace `policy.writes == "block"` with `False` in
+    """Ablation: replace `mode == "block"` with `False` in
     `src/truegreen/guards/writes.py`: the file appears. Restored."""
     pytester.makepyprojecttoml('[tool.truegreen]\nwrites = "block"\n')
     pytester.makepyfile(
@@ -80,7 +80,7 @@ def test_warn_reports_without_failing(pytester: pytest.Pytester) -> None:
     )
     result = run(pytester)
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(['warnings (writes = "warn") by test:', "*out.txt*"])
+    result.stdout.fnmatch_lines(['warnings (mode "warn") by test:', "*out.txt*"])
 
 
 def test_allow_writes_lets_a_declared_path_through(pytester: pytest.Pytester) -> None:
@@ -185,10 +185,13 @@ def test_a_multiprocessing_child_writing_into_the_project_fails_the_test(
     result.stdout.fnmatch_lines(["*write: did open for writing*worker.txt*(in child process *)"])
 
 
-def test_an_unsealed_test_writing_into_the_real_home_fails(
+def test_an_unsealed_test_writing_into_the_real_home_is_refused_and_fails(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: replace `(("home", self.home), ("project", project))` with
+    """The real home is never changed: the write is refused on the spot by default, and the
+    test still fails with the violation.
+
+    Ablation: replace `(("home", self.home), ("project", project))` with
     `(("project", project),)` in `src/truegreen/plugin/guards.py`. Restored."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     pytester.makepyfile(
@@ -199,15 +202,102 @@ def test_an_unsealed_test_writing_into_the_real_home_fails(
 
         @pytest.mark.truegreen_ambient
         def test_writes_home():
-            (Path.home() / ".myapprc").write_text("x")
+            try:
+                (Path.home() / ".myapprc").write_text("x")
+            except PermissionError:
+                pass  # swallowed: the violation still fails the test
         """
     )
     result = run(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"  write: did open for writing {home}/.myapprc (under the real home) at *"]
+        [f"  write: blocked open for writing {home}/.myapprc (under the real home) at *"]
     )
     assert 'allow-writes = ["~/.myapprc"]' in result.stdout.str()
+    assert not (home / ".myapprc").exists()
+
+
+def test_the_home_is_refused_while_the_project_tree_keeps_fail(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """By default the two places have their own modes: block for the home, fail for the tree.
+
+    Ablation: replace `policy.home_writes` with `policy.tree_writes` in
+    `src/truegreen/guards/writes.py`: the home's write happens. Restored."""
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    pytester.makepyfile(
+        """
+        import subprocess
+        import sys
+        from pathlib import Path
+
+        import pytest
+
+        @pytest.mark.truegreen_ambient
+        def test_writes_both():
+            (Path(__file__).parent / "tree.txt").write_text("x")
+            with pytest.raises(PermissionError, match="is under the real home"):
+                (Path.home() / ".myapprc").write_text("x")
+            code = f"open({str(Path.home() / '.childrc')!r}, 'w').write('x')"
+            assert subprocess.run([sys.executable, "-c", code]).returncode != 0
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert (pytester.path / "tree.txt").exists()  # premise: the tree's write happened
+    assert not (home / ".myapprc").exists()
+    assert not (home / ".childrc").exists()  # a Python child applies the same modes
+    result.stdout.fnmatch_lines(
+        [
+            "*write: did open for writing *tree.txt (under the project tree)*",
+            "*write: blocked open for writing *.myapprc (under the real home)*",
+            "*write: blocked open for writing *.childrc (under the real home)*(in child*",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "expected_home", "expected_tree"),
+    [
+        ('writes = "warn"', "did", "did"),
+        ('writes = "warn"\nhome-writes = "block"', "blocked", "did"),
+        ('tree-writes = "block"', "blocked", "blocked"),
+        ('home-writes = "off"', None, "did"),
+    ],
+)
+def test_each_place_has_its_own_mode_and_writes_sets_both(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    table: str,
+    expected_home: str | None,
+    expected_tree: str,
+) -> None:
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    pytester.makepyprojecttoml(f"[tool.truegreen]\n{table}\n")
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        import pytest
+
+        @pytest.mark.truegreen_ambient
+        def test_writes_both():
+            for target in (Path(__file__).parent / "tree.txt", Path.home() / ".myapprc"):
+                try:
+                    target.write_text("x")
+                except PermissionError:
+                    pass
+        """
+    )
+    out = run(pytester).stdout.str()
+    assert f"write: {expected_tree} open for writing {pytester.path}/tree.txt" in out
+    assert (pytester.path / "tree.txt").exists() == (expected_tree == "did")
+    if expected_home is None:
+        assert ".myapprc" not in out
+    else:
+        assert f"write: {expected_home} open for writing {home}/.myapprc" in out
+    assert (home / ".myapprc").exists() == (expected_home != "blocked")
 
 
 def test_rmtree_inside_the_project_is_reported_with_full_paths(
@@ -298,8 +388,8 @@ def test_calls_bound_to_fail_are_no_writes(pytester: pytest.Pytester) -> None:
     """filelock's tests lock "" and ".": `Path("").parent.mkdir(exist_ok=True)` makes the
     existing project root, and opening "" or "." for writing fails before anything is written.
 
-    Ablation: replace `label is None or bound_to_fail(operation, path, real)` with
-    `label is None` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `mode == "off" or bound_to_fail(operation, path, real)` with
+    `mode == "off"` in `src/truegreen/guards/writes.py`."""
     pytester.makepyfile(
         """
         import os

@@ -38,7 +38,10 @@ def test_a_gate_that_ran_green_passes(gate: pytest.Pytester) -> None:
 
 
 # The per-test fan-out feeds the count, the guards on or off.
-GUARDS_OFF = ("--truegreen-set", "writes=off", "--truegreen-set", "network=allow")
+GUARDS_OFF = (
+    "--truegreen-set", "writes=off", "--truegreen-set", "reads=off",
+    "--truegreen-set", "network=allow",
+)  # fmt: skip
 
 
 @pytest.mark.parametrize("guards", [(), GUARDS_OFF], ids=["guards on", "guards off"])

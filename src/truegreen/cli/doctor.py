@@ -104,6 +104,15 @@ def _unresolved(refs: tuple[str, ...]) -> list[str]:
     return bad
 
 
+def guard_modes(settings: tgconfig.Config) -> str:
+    """One line: what the guards do with each place a test may reach."""
+    return (
+        f"guards: writes under the real home {settings.home_writes}, into the project tree "
+        f"{settings.tree_writes}; reads outside the sandbox {settings.reads}; "
+        f"network {settings.network}"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     settings = tgconfig.load(cwd, os.environ, args.flags, flag="--set")
@@ -151,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
     for option in tgconfig.OPTIONS:
         value = toml_value(option, settings.value(option.key))
         print(f"{option.key:<{width}}  {value:<24}  {settings.layers[option.key]}")
+    print()
+    print(guard_modes(settings))
     print()
     layer = "on" if sealed else "off"
     print(f"seal layers: the whole process (from before the first conftest): {layer}; "

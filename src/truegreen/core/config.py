@@ -36,6 +36,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CALLABLE_REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\Z")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLACEHOLDERS = ("tmp", "home")
+WRITE_MODES = ("off", "warn", "fail", "block")
+# ``writes`` speaks for both places; each place's own key wins over it (see ``_places``).
+WRITE_PLACES = ("home-writes", "tree-writes")
 
 
 # NamedTuples rather than frozen dataclasses: every pytest process (and xdist worker) imports
@@ -104,16 +107,46 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "writes",
         "choice",
+        None,
+        "Both places at once (home-writes and tree-writes), unless one is given itself at the "
+        "same or a later layer.",
+        WRITE_MODES,
+    ),
+    Option(
+        "home-writes",
+        "choice",
+        "block",
+        "Writes under the developer's real home: off, warn, fail (the test fails) or block "
+        "(PermissionError on the spot, and the test fails).",
+        WRITE_MODES,
+    ),
+    Option(
+        "tree-writes",
+        "choice",
         "fail",
-        "Writes under the real home or the project tree: off, warn, fail (at teardown) or block "
-        "(PermissionError on the spot).",
-        ("off", "warn", "fail", "block"),
+        "Writes into the project tree: off, warn, fail (the write happens, the test fails) or "
+        "block (PermissionError on the spot).",
+        WRITE_MODES,
+    ),
+    Option(
+        "reads",
+        "choice",
+        "warn",
+        "Opens for reading of files under the real home or in a directory above the rootdir "
+        "(Python's own installation and sys.path excepted): off, warn or fail.",
+        ("off", "warn", "fail"),
     ),
     Option(
         "allow-writes",
         "globs",
         (),
         "Globs of paths tests may write (relative to the project root, or starting with ~/).",
+    ),
+    Option(
+        "allow-reads",
+        "globs",
+        (),
+        "Globs of files outside the sandbox tests may read (starting with ~/, or absolute).",
     ),
     Option(
         "network",
@@ -221,8 +254,12 @@ class Config(NamedTuple):
     locale: Optional[str] = "C.UTF-8"
     term: Optional[str] = "dumb"
     reset_caches: tuple[str, ...] = ()
-    writes: str = "fail"
+    writes: Optional[str] = None
+    home_writes: str = "block"
+    tree_writes: str = "fail"
+    reads: str = "warn"
     allow_writes: tuple[str, ...] = ()
+    allow_reads: tuple[str, ...] = ()
     network: str = "owned"
     allow_hosts: tuple[str, ...] = ()
     deny_programs: tuple[str, ...] = ()
@@ -441,6 +478,8 @@ def build(
     """
     values: dict[str, Value] = {o.attr: o.default for o in OPTIONS}
     layers = {o.key: "default" for o in OPTIONS}
+    # When each key was last set: (layer, position among the flags); later wins.
+    ranks = {o.key: (0, 0) for o in OPTIONS}
     origin = f"{source or 'pyproject.toml'}: {TABLE}"
     for key, raw in table.items():
         if key in SUBTABLES:  # read and checked by its own feature
@@ -452,6 +491,7 @@ def build(
             raise _unknown(origin, key, list(OPTIONS_BY_KEY))
         values[option.attr] = _check(f"{origin} {key}", option, raw)
         layers[key] = str(source or "pyproject.toml")
+        ranks[key] = (1, 0)
     for name in sorted(environ):
         if not name.startswith(ENV_PREFIX):
             continue
@@ -460,7 +500,8 @@ def build(
             raise _unknown("environment", name, list(OPTIONS_BY_ENV))
         values[option.attr] = _from_text(f"environment variable {name}", option, environ[name])
         layers[option.key] = name
-    for key, text, flag in flags:
+        ranks[option.key] = (2, 0)
+    for position, (key, text, flag) in enumerate(flags, 1):
         option = OPTIONS_BY_KEY[key]
         dedicated = flag == f"--truegreen-{key}"
         where = flag if dedicated else f"{flag} {key}"
@@ -469,7 +510,23 @@ def build(
         else:
             values[option.attr] = _from_text(where, option, text)
         layers[key] = flag if dedicated else f"{flag} {key}=..."
+        ranks[key] = (3, position)
+    _places(values, layers, ranks)
     return Config(**values, source=source, layers=layers)  # type: ignore[arg-type]
+
+
+def _places(
+    values: dict[str, Value], layers: dict[str, str], ranks: dict[str, tuple[int, int]]
+) -> None:
+    """Let ``writes`` speak for each place whose own key was set earlier than it: in an
+    earlier layer, or in an earlier flag. In the same layer (the table, the variables) the
+    place's own key wins; a place's key nobody set keeps its default unless ``writes`` is set."""
+    if values["writes"] is None:
+        return
+    for key in WRITE_PLACES:
+        if ranks["writes"] > ranks[key]:
+            values[OPTIONS_BY_KEY[key].attr] = values["writes"]
+            layers[key] = f"{layers['writes']} (writes)"
 
 
 def load(

@@ -24,6 +24,8 @@ class Facts:
 
 def toml_value(option: Option, value: Value) -> str:
     """Render an effective value the way it would be written in ``[tool.truegreen]``."""
+    if value is None and option.kind == "choice":
+        return "(not set)"
     if value is None or isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

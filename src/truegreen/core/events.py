@@ -103,13 +103,16 @@ KINDS: dict[str, Kind] = {
         Kind(FIXTURE, "one fixture's setup", _t(), _test(), Field("fixture", STR, "its name"),
              Field("scope", STR), _duration("seconds")),
         Kind(VIOLATION, "a guard saw a leak", _t(),
-             Field("kind", STR, "`write`, `network` or `program`"), _test(null=True),
-             Field("where", STR, "the test, `collection`, `session fixture 'x'` or "
-                   "`outside any test`"),
-             Field("operation", STR, "`open for writing`, `connect to`, `start`, ..."),
+             Field("kind", STR, "`write`, `read`, `network` or `program`"), _test(null=True),
+             Field("where", STR, "the test, `collection`, `session fixture 'x'`, "
+                   "`outside any test` or `the session` (the real home changed)"),
+             Field("operation", STR, "`open for writing`, `open for reading`, `connect to`, "
+                   "`start`, `new`, `changed`, `removed`, ..."),
              Field("target", STR, "the path, host:port or program"),
              Field("site", STR, "`file:line` of the code that did it"),
-             Field("blocked", BOOL), Field("pid", INT)),
+             Field("blocked", BOOL), Field("pid", INT),
+             Field("mode", STR, "the guard's mode for it (`warn` does not fail the test); "
+                   "missing means it fails", required=False)),
         Kind(SPAWN, "a program was started", _t(), _test(null=True),
              Field("program", STR, "its basename"),
              Field("verb", STR, "git's verb", null=True),

@@ -114,7 +114,8 @@ def guards(runs: Sequence[Ran]) -> Shown:
     block = _block(ran.lines(), "violations by test:")
     wanted = {
         "a write into the project": r"did open for writing caught/report\.txt \(under the project",
-        "a write into the home": r"did open for writing ~/\.greeter-cache \(under the real home\)",
+        "a write into the home": r"blocked open for writing ~/\.greeter-cache \(under the real "
+        r"home\)",
         "a dial to the daemon": r"blocked connect to 127\.0\.0\.1:\d+ \(no listener started by",
     }
     missing = [w for w, pattern in wanted.items() if not any(re.search(pattern, x) for x in block)]
@@ -122,9 +123,9 @@ def guards(runs: Sequence[Ran]) -> Shown:
         return _missing(ran, "3 failed tests, with " + ", ".join(missing or wanted))
     return Shown(
         (ran.shown, *_out(block), *_out([closing_line(ran)])),
-        "a write into the repository or the home, and a connection to a loopback daemon this "
-        "test session did not start, each fail their test, naming the path or address and "
-        "the line that did it",
+        "a write into the repository, a write into the home (refused on the spot) and a "
+        "connection to a loopback daemon this test session did not start each fail their "
+        "test, naming the path or address and the line that did it",
         True,
     )
 

@@ -19,9 +19,9 @@ _GUARD: Optional[Guard] = None
 def listeners_for(guard: Guard) -> dict[str, Listener]:
     """The listeners of every audit event the policy (and the failure hints) care about."""
     listeners = {}
-    if guard.policy.writes != "off":
+    if guard.policy.writes_on:
         listeners.update(writes.listeners(guard))
-    elif guard.notes_reads:
+    elif guard.notes_reads or guard.policy.reads != "off":
         listeners["open"] = writes.reads_listener(guard)
     if guard.policy.network != "allow":
         listeners.update(network.listeners(guard))

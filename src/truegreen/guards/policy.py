@@ -26,17 +26,30 @@ class Policy:
     __slots__ = (
         "allow_hosts",
         "deny_programs",
+        "home_writes",
         "network",
+        "python_paths",
+        "read_globs",
+        "read_homes",
+        "read_projects",
+        "reads",
         "root_pid",
         "roots",
         "run_dir",
-        "writes",
+        "tree_writes",
     )
 
     def __init__(
         self,
         *,
-        writes: str = "fail",  # off | warn | fail | block
+        writes: Optional[str] = None,  # both places at once
+        home_writes: str = "block",  # off | warn | fail | block
+        tree_writes: str = "fail",  # off | warn | fail | block
+        reads: str = "off",  # off | warn | fail
+        python_paths: tuple[str, ...] = (),
+        read_globs: tuple[str, ...] = (),
+        read_homes: tuple[str, ...] = (),
+        read_projects: tuple[str, ...] = (),
         roots: Optional[Roots] = None,
         network: str = "owned",  # allow | loopback | owned | block
         allow_hosts: tuple[tuple[str, Optional[int]], ...] = (),
@@ -44,7 +57,17 @@ class Policy:
         root_pid: int = 0,
         run_dir: str = "",
     ) -> None:
-        self.writes = writes
+        self.home_writes = writes or home_writes
+        self.tree_writes = writes or tree_writes
+        self.reads = reads
+        # What the session's Python itself reads from (its prefixes, sys.path, site
+        # packages): a child reads from them too, whatever its own interpreter.
+        self.python_paths = python_paths
+        self.read_globs = read_globs  # allow-reads, absolute, '/'-separated
+        # The home and the project root as spelled before resolving symlinks (the roots hold
+        # the real paths): the read guard's first look is lexical.
+        self.read_homes = read_homes
+        self.read_projects = read_projects
         self.roots = roots if roots is not None else Roots(protected=())
         self.network = network
         self.allow_hosts = allow_hosts
@@ -55,7 +78,13 @@ class Policy:
     def dumps(self) -> bytes:
         return marshal.dumps(
             {
-                "writes": self.writes,
+                "home_writes": self.home_writes,
+                "tree_writes": self.tree_writes,
+                "reads": self.reads,
+                "python_paths": list(self.python_paths),
+                "read_globs": list(self.read_globs),
+                "read_homes": list(self.read_homes),
+                "read_projects": list(self.read_projects),
                 "roots": self.roots.as_data(),
                 "network": self.network,
                 "allow_hosts": [[host, port] for host, port in self.allow_hosts],
@@ -65,11 +94,27 @@ class Policy:
             }
         )
 
+    def write_mode(self, label: str) -> str:
+        """The mode of writes under the protected root ``label`` ("home", "project"); a
+        path truegreen cannot resolve follows the project tree's (it is never known to be
+        under the home)."""
+        return self.home_writes if label == "home" else self.tree_writes
+
+    @property
+    def writes_on(self) -> bool:
+        return self.home_writes != "off" or self.tree_writes != "off"
+
     @classmethod
     def loads(cls, data: bytes) -> Policy:
         raw = marshal.loads(data)
         return cls(
-            writes=raw["writes"],
+            home_writes=raw["home_writes"],
+            tree_writes=raw["tree_writes"],
+            reads=raw["reads"],
+            python_paths=tuple(raw["python_paths"]),
+            read_globs=tuple(raw["read_globs"]),
+            read_homes=tuple(raw["read_homes"]),
+            read_projects=tuple(raw["read_projects"]),
             roots=Roots.from_data(raw["roots"]),
             network=raw["network"],
             allow_hosts=tuple((host, port) for host, port in raw["allow_hosts"]),

@@ -45,6 +45,9 @@ class Guard:
         # Finer than ``where`` for a violation (the session's "session fixture 'db'"): asked
         # only when one happens, so no hook has to follow every fixture of every test.
         self.locate: Optional[Callable[[], Optional[str]]] = None
+        # Told the real path of each write refused under the real home, as it is refused:
+        # the session compares the directory it was refused in at its end.
+        self.on_refused: Optional[Callable[[str], None]] = None
         self._offsets: dict[str, int] = {}
         self.sink: Optional[StreamWriter] = None
         if policy.run_dir:
@@ -70,7 +73,9 @@ class Guard:
     def site(self) -> str:
         return user_site(self.project)
 
-    def report(self, kind: str, operation: str, target: str, *, blocked: bool) -> Violation:
+    def report(
+        self, kind: str, operation: str, target: str, *, blocked: bool, mode: Optional[str] = None
+    ) -> Violation:
         where = self.where
         if where is not None and where == self.test and self.locate is not None:
             where = self.locate() or where
@@ -83,6 +88,7 @@ class Guard:
             site=self.site(),
             blocked=blocked,
             pid=os.getpid(),
+            mode=mode,
         )
         self.violations.append(violation)
         self.emit(violation.record())

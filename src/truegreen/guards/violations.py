@@ -20,12 +20,12 @@ _open, _write = os.open, os.write
 class Violation:
     """One leak: a write, a connection or a program, attributed to a test or a phase."""
 
-    __slots__ = ("blocked", "kind", "operation", "pid", "site", "target", "test", "where")
-    FIELDS = __slots__
+    __slots__ = ("blocked", "kind", "mode", "operation", "pid", "site", "target", "test", "where")
+    FIELDS = ("blocked", "kind", "operation", "pid", "site", "target", "test", "where")
 
     def __init__(
         self,
-        kind: str,  # "write" | "network" | "program"
+        kind: str,  # "write" | "read" | "network" | "program"
         test: Optional[str],  # the node id it counts against; None outside any test
         where: str,  # the test, "collection", or "session fixture 'db'"
         operation: str,  # "open for writing", "connect to", "start", ...
@@ -33,9 +33,16 @@ class Violation:
         site: str,  # file:line of the user code that did it
         blocked: bool,
         pid: int,
+        mode: Optional[str] = None,  # the guard's mode: "warn" does not fail the test
     ) -> None:
         self.kind, self.test, self.where, self.operation = kind, test, where, operation
         self.target, self.site, self.blocked, self.pid = target, site, blocked, pid
+        self.mode = mode
+
+    @property
+    def warning(self) -> bool:
+        """Whether it is reported without failing anything (its guard's mode is ``warn``)."""
+        return self.mode == "warn"
 
     def describe(self) -> str:
         action = "blocked" if self.blocked else "did"
@@ -43,11 +50,14 @@ class Violation:
         return f"{self.kind}: {action} {self.operation} {self.target} at {self.site}{origin}"
 
     def record(self) -> dict[str, Any]:
-        return {
+        record = {
             events.EVENT: events.VIOLATION,
             "t": time.time(),
             **{f: getattr(self, f) for f in self.FIELDS},
         }
+        if self.mode is not None:
+            record["mode"] = self.mode
+        return record
 
 
 class Spawn:
@@ -107,7 +117,9 @@ def from_record(data: dict[str, Any]) -> Optional[object]:
     if kind not in _READ or events.problem(data) is not None:
         return None
     if kind == events.VIOLATION:
-        return Violation(**{f: data[f] for f in Violation.FIELDS})
+        mode = data.get("mode")
+        fields = {f: data[f] for f in Violation.FIELDS}
+        return Violation(**fields, mode=mode if isinstance(mode, str) else None)
     if kind == events.UNGUARDED:
         return Unguarded(**{f: data[f] for f in Unguarded.FIELDS})
     fields = {f: data[f] for f in Spawn.FIELDS if f != "anonymous"}

@@ -1,4 +1,5 @@
-"""The write guard: writes under the real home or the project tree, seen at the C level."""
+"""The write guard: writes under the real home or the project tree, seen at the C level,
+each place with its own mode (``home-writes``, ``tree-writes``)."""
 
 from __future__ import annotations
 
@@ -55,12 +56,26 @@ def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
     return os.path.realpath(text)
 
 
+def _read_check(guard: Guard) -> Optional[Callable[[Any], None]]:
+    """The read guard's check, when its mode is not off."""
+    if guard.policy.reads == "off":
+        return None
+    from truegreen.guards.reads import ReadGuard
+
+    return ReadGuard(guard)
+
+
 def reads_listener(guard: Guard) -> Listener:
-    """Only the reads the failure hints want, for when the write guard is off."""
+    """Only the reads (the read guard's, the failure hints'), for when the write guard is off."""
+    read_check = _read_check(guard)
 
     def on_open(args: tuple[Any, ...]) -> None:
-        if guard.home is not None and not args[2] & _WRITE_FLAGS:
+        if args[2] & _WRITE_FLAGS:
+            return
+        if guard.home is not None:
             guard.note_read(args[0])
+        if read_check is not None and guard.test is not None:
+            read_check(args[0])
 
     return on_open
 
@@ -191,8 +206,9 @@ def listeners(guard: Guard) -> dict[str, Listener]:
     notes the reads the failure hints want."""
     policy = guard.policy
     roots = policy.roots
-    block = policy.writes == "block"
+    modes = {"home": policy.home_writes, "project": policy.tree_writes, "": policy.tree_writes}
     resolver = Resolver()
+    read_check = _read_check(guard)
 
     def check(operation: str, path: Any, dir_fd: Optional[int] = None) -> None:
         if guard.where is None or isinstance(path, int):
@@ -203,13 +219,23 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         if real is None:
             return
         if real.startswith("<"):
-            label: Optional[str] = "a directory truegreen cannot resolve"
+            place: Optional[str] = ""
+            label = "a directory truegreen cannot resolve"
         else:
-            label = _LABELS.get(leaked_into(real, roots) or "")
-        if label is None or bound_to_fail(operation, path, real):
+            place = leaked_into(real, roots)
+            label = _LABELS.get(place or "", "")
+        if place is None:
             return
-        violation = guard.report("write", operation, f"{real} (under {label})", blocked=block)
+        mode = modes[place]
+        if mode == "off" or bound_to_fail(operation, path, real):
+            return
+        block = mode == "block"
+        violation = guard.report(
+            "write", operation, f"{real} (under {label})", blocked=block, mode=mode
+        )
         if block:
+            if place == "home" and guard.on_refused is not None:
+                guard.on_refused(real)
             raise WriteBlocked(
                 f"truegreen: {violation.where} may not {operation} {real}: it is under {label}. "
                 "Write into tmp_path instead, or allow it deliberately with "
@@ -220,8 +246,11 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         path, _mode, flags = args
         if flags & _WRITE_FLAGS:
             check("open for writing", path)
-        elif guard.home is not None:
+            return
+        if guard.home is not None:
             guard.note_read(path)
+        if read_check is not None and guard.test is not None:
+            read_check(path)
 
     def two(operation: str) -> Callable[[tuple[Any, ...]], None]:
         def on(args: tuple[Any, ...]) -> None:

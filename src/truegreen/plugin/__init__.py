@@ -227,7 +227,8 @@ def pytest_configure(config: pytest.Config) -> None:
         from truegreen.plugin.treeguard import TreeGuardPlugin
 
         TreeGuardPlugin.register(config, settings)
-    if settings.writes != "off" or settings.network != "allow" or settings.deny_programs:
+    guarded = (settings.home_writes, settings.tree_writes, settings.reads) != ("off",) * 3
+    if guarded or settings.network != "allow" or settings.deny_programs:
         from truegreen.plugin.ambient import AmbientReads
         from truegreen.plugin.guards import GuardsPlugin
 

@@ -18,15 +18,19 @@ from typing import Any, Optional
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.core.paths import Roots, absolute_globs
+from truegreen.core.homesnap import HomeSnapshot, existing_folder
+from truegreen.core.paths import Roots, absolute_globs, leaked_into, under
 from truegreen.guards import active, hook, network
 from truegreen.guards.children import with_shim
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
+from truegreen.guards.reads import python_paths
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
 from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test, real_home
 
 NETWORK_MARKER = "truegreen_network"
+# Set on a report by an xdist worker: the home directories it watches, as plain lists.
+HOME_ATTR = "truegreen_home_watch"
 
 
 def _real(path: str) -> str:
@@ -48,6 +52,15 @@ class GuardsPlugin:
         self._saved_env: dict[str, Optional[str]] = {}
         self.marked: dict[str, pytest.Item] = {}  # node id -> test with a network marker
         self._run_mtime = 0
+        # The real home as the session found it (see core/homesnap.py); an xdist worker only
+        # watches the directories its writes were refused in, and ships them to the controller.
+        self.worker = hasattr(config, "workerinput")
+        self.home_watch: Optional[HomeSnapshot] = None
+        self.shipped: set[str] = set()
+        self.home_changes: list[Violation] = []
+        # The files this process writes its output to (``pytest > ~/log.txt``): capturing is
+        # suspended while plugins are configured, so these are the terminal's own.
+        self.outputs = _file_ids((1, 2))
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
@@ -66,7 +79,13 @@ class GuardsPlugin:
             globs=absolute_globs(s.allow_writes, project=project, home=self.home),
         )
         return Policy(
-            writes=s.writes,
+            home_writes=s.home_writes,
+            tree_writes=s.tree_writes,
+            reads=s.reads,
+            python_paths=python_paths() if s.reads != "off" else (),
+            read_globs=absolute_globs(s.allow_reads, project=project, home=self.home),
+            read_homes=(os.path.abspath(real_home(self.config)),),
+            read_projects=(str(self.config.rootpath),),
             roots=roots,
             network=s.network,
             allow_hosts=tuple(parse_host(h) for h in s.allow_hosts),
@@ -90,11 +109,14 @@ class GuardsPlugin:
             # in a directory of this session's own (pytest processes can share the metrics)
             run_dir = os.path.join(os.path.abspath(self.settings.metrics), f"run-{os.getpid()}")
         policy = self._policy(basetemp, run_dir)
+        self._watch_home(policy)  # before the run directory is made: it may be in the home
         with hook.quiet():
             os.makedirs(run_dir, exist_ok=True)
             Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
         self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
         self.guard.locate = fixture_where
+        if self.home_watch is not None:
+            self.guard.on_refused = self._refused
         self.guard.notes_reads = self.config.stash.get(NOTE_READS_KEY, False)
         self.config.stash[GUARD_KEY] = self.guard  # for the features that read its records
         active.activate(self.guard)
@@ -189,18 +211,93 @@ class GuardsPlugin:
         """
         if self.guard is not None:
             mine = []
-            for violation in self._collect():
+            fresh = self._collect()
+            for violation in fresh:
                 if violation.test == report.nodeid:
                     mine.append(violation)
                 else:
                     self.outside.append(violation)
             if mine:
                 self._fail(report, mine, self.guard.policy)
+            if self.home_watch is not None:
+                self._watch_refused(report, fresh)
+
+    # -- the real home ------------------------------------------------------------
+
+    def _watch_home(self, policy: Policy) -> None:
+        """Snapshot the real home, unless its writes are not watched or it cannot be told
+        apart from the run (the root directory, or a home inside the project)."""
+        home, project = self.home, dict(policy.roots.protected)["project"]
+        if policy.home_writes == "off" or home == os.path.dirname(home) or under(home, project):
+            return
+        self.home_watch = HomeSnapshot(home)
+        if self.worker:  # the controller looks at the top level, once for the run
+            self.home_watch.folders.clear()
+
+    def _refused(self, real: str) -> None:
+        """A write under the real home was refused in this process: watch its directory as it
+        is now, before anything else writes there."""
+        assert self.home_watch is not None
+        self.home_watch.watch(existing_folder(real, self.home))
+
+    def _watch_refused(self, report: pytest.TestReport, fresh: list[Violation]) -> None:
+        """Watch the directories this phase's children were refused in; an xdist worker ships
+        what it watches with the report, and the controller (or the session) takes it in."""
+        watch = self.home_watch
+        assert watch is not None
+        for v in fresh:
+            if v.blocked and v.kind == "write" and v.target.endswith(" (under the real home)"):
+                watch.watch(existing_folder(v.target.rsplit(" (under ", 1)[0], self.home))
+        shipped = getattr(report, HOME_ATTR, None)
+        if self.worker:
+            new = [f for f in watch.folders if f not in self.shipped]
+            if new:
+                self.shipped.update(new)
+                data = [row for row in watch.as_data() if row[0] in new]
+                setattr(report, HOME_ATTR, data)
+        elif shipped:
+            watch.merge(shipped)
+
+    def _home_ignores(self, policy: Policy) -> Any:
+        """Whether a changed path in the home is the run's own: the project, an allowed
+        root (the temporary directories) or a directory holding one, the run directory, an
+        allow-writes glob or a tool cache."""
+        keep = (*policy.roots.allowed, policy.run_dir)
+        outputs = self.outputs
+
+        def ignore(path: str) -> bool:
+            if any(under(root, path) for root in keep if root):
+                return True
+            if outputs and _path_id(path) in outputs:
+                return True
+            return leaked_into(path, policy.roots) != "home"
+
+        return ignore
+
+    def _compare_home(self) -> None:
+        """At the end of the run: each new, removed or changed entry of the real home."""
+        guard, watch = self.guard, self.home_watch
+        if guard is None or watch is None or self.worker:
+            return
+        policy = guard.policy
+        for what, path in watch.changes(self._home_ignores(policy)):
+            violation = Violation(
+                kind="write",
+                test=None,
+                where="the session",
+                operation=what,
+                target=f"{path} (under the real home)",
+                site="?",
+                blocked=False,
+                pid=os.getpid(),
+                mode=policy.home_writes,
+            )
+            self.home_changes.append(violation)
+            guard.emit(violation.record())
 
     def _fail(self, report: pytest.TestReport, mine: list[Violation], policy: Policy) -> None:
         """Record this test's violations; fail its report unless they are only warnings."""
-        warn = self.settings.writes == "warn"
-        failing = [v for v in mine if not (warn and v.kind == "write")]
+        failing = [v for v in mine if not v.warning]
         for v in mine:
             (self.failures if v in failing else self.warnings)[report.nodeid].append(v)
         text = explain(mine, policy)
@@ -217,7 +314,9 @@ class GuardsPlugin:
             return
         self.guard.spawned = True
         self.outside.extend(self._collect())
-        if self.outside and session.exitstatus == 0:
+        self._compare_home()
+        failing = [v for v in (*self.outside, *self.home_changes) if not v.warning]
+        if failing and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -229,6 +328,11 @@ class GuardsPlugin:
         if lines:
             tr.write_sep("-", "truegreen guards")
             for line in lines:
+                tr.write_line(line)
+        if self.home_changes:
+            warn = all(v.warning for v in self.home_changes)
+            tr.write_sep("-", "truegreen: the real home changed", red=not warn)
+            for line in home_lines(self.home_changes, self.home):
                 tr.write_line(line)
 
 
@@ -257,6 +361,29 @@ def fixture_where() -> Optional[str]:
     return None
 
 
+def _file_ids(fds: tuple[int, ...]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of the regular files open on these descriptors."""
+    import stat
+
+    found = set()
+    for fd in fds:
+        try:
+            seen = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(seen.st_mode):
+            found.add((seen.st_dev, seen.st_ino))
+    return frozenset(found)
+
+
+def _path_id(path: str) -> tuple[int, int]:
+    try:
+        seen = os.lstat(path)
+    except OSError:
+        return (-1, -1)
+    return (seen.st_dev, seen.st_ino)
+
+
 def _mtime(path: str) -> int:
     try:
         return os.stat(path).st_mtime_ns
@@ -265,8 +392,8 @@ def _mtime(path: str) -> int:
 
 
 def allow_hint(violation: Violation, policy: Policy) -> str:
-    """The ``allow-writes`` entry that would let this write through."""
-    path = violation.target.rsplit(" (under ", 1)[0]
+    """The ``allow-writes`` (or ``allow-reads``) entry that would let this path through."""
+    path = violation.target.rsplit(" (", 1)[0]
     roots = dict(policy.roots.protected)
     for label, prefix in (("project", ""), ("home", "~/")):
         root = roots.get(label, "")
@@ -281,6 +408,13 @@ def explain(violations: list[Violation], policy: Policy) -> str:
     lines += [
         f"  {v.describe()}" + (f" [{v.where}]" if v.where != v.test else "") for v in violations
     ]
+    if any(v.kind == "read" for v in violations):
+        read = next(v for v in violations if v.kind == "read")
+        lines.append(
+            "A read outside its sandbox: the test sees what this machine holds there. Give the "
+            "code a file under tmp_path or in the project; to allow it deliberately: "
+            f'allow-reads = ["{allow_hint(read, policy)}"] in [tool.truegreen]'
+        )
     writes = [v for v in violations if v.kind == "write"]
     if writes:
         hint = allow_hint(writes[0], policy)
@@ -306,7 +440,7 @@ def summary_lines(
     verbosity: int,
 ) -> list[str]:
     lines: list[str] = []
-    for title, groups in (("violations", failures), ('warnings (writes = "warn")', warnings)):
+    for title, groups in (("violations", failures), ('warnings (mode "warn")', warnings)):
         if groups:
             lines.append(f"{title} by test:")
             for test, found in groups.items():
@@ -350,4 +484,24 @@ def unguarded_lines(guard: Guard, verbosity: int) -> list[str]:
         lines.append(f"  {test}: {listed}")
     if len(shown) < len(per_test):
         lines.append(f"  ... {len(per_test) - len(shown)} more tests (-v lists all)")
+    return lines
+
+
+def home_lines(changes: list[Violation], home: str) -> list[str]:
+    """The terminal section for a real home that changed during the run."""
+    lines = [
+        "the real home changed during the run: a program that is not Python (git, gpg, a "
+        "shell), or a write the guards could not see:"
+    ]
+    for v in changes:
+        path = v.target.rsplit(" (under ", 1)[0]
+        shown = "~" + path[len(home) :] if path.startswith(home + os.sep) else path
+        lines.append(f"  {v.operation}: {shown}")
+    if all(v.warning for v in changes):
+        lines.append('home-writes = "warn": the run does not fail for it')
+    else:
+        lines.append(
+            "the run fails; point the program at the test's own home (the hermetic "
+            'environment\'s HOME), or allow the path deliberately: allow-writes = ["~/..."]'
+        )
     return lines
