@@ -286,7 +286,7 @@ def test_under_xdist_workers_protect_the_real_home_and_run_ambient_tests_on_the_
     """A worker starts in the controller's sealed environment; the controller tells it the
     machine's home and environment.
 
-    Ablation: replace `{"home": self.real_home, "environ": self.machine}` with `None` in
+    Ablation: replace `workerinput.get(WORKER_INPUT)` with `None` in
     `src/truegreen/plugin/session.py`."""
     pytest.importorskip("xdist")
     home = developer_machine(monkeypatch, tmp_path)
@@ -298,6 +298,7 @@ def test_under_xdist_workers_protect_the_real_home_and_run_ambient_tests_on_the_
         @pytest.mark.truegreen_ambient
         def test_unsealed():
             assert os.path.expanduser("~") == {str(home)!r}
+            assert os.environ["GITHUB_TOKEN"] == "canary-token-value"
 
         def test_writes_into_the_real_home():
             with open({str(home / "litter.txt")!r}, "w") as handle:

@@ -251,10 +251,14 @@ class HermeticPlugin:
         if AMBIENT_MARKER in item.keywords:
             self._release()
             self.ambient.append(item.nodeid)
-            if self.session is not None:  # the machine's environment, for this test only
+            if self.session is not None:  # the process seal undone, for this test only
                 self._unsealed = _snapshot()
                 machine = self.session.machine
-                _restore({_encodekey(k): _encodevalue(v) for k, v in machine.items()})
+                for name in (*self.session.removed, *self.session.set):
+                    if name in machine:
+                        _ENV[name] = machine[name]
+                    else:
+                        _ENV.pop(name, None)
                 _tzset()
             return
         held = self._held

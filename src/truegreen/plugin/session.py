@@ -95,6 +95,7 @@ class SessionSeal:
             return False
         self.real_home = str(machine["home"])
         self.machine = dict(machine["environ"])
+        self.removed = tuple(sorted({*self.removed, *machine.get("removed", ())}))
         return True
 
     # -- hooks ------------------------------------------------------------------
@@ -102,7 +103,11 @@ class SessionSeal:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist's controller, for each worker it starts."""
-        node.workerinput[WORKER_INPUT] = {"home": self.real_home, "environ": self.machine}
+        node.workerinput[WORKER_INPUT] = {
+            "home": self.real_home,
+            "environ": self.machine,
+            "removed": list(self.removed),
+        }
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self) -> None:
