@@ -101,7 +101,9 @@ PROJECTS = [
     # pytest-cov registers the no_cover mark its conftest adds (filterwarnings = error)
     Project("python-dateutil", "2.9.0.post0",
             ("pytest", "pytest-cov", "freezegun", "hypothesis>=3.30"),
-            declared="requirements-dev.txt (pytest, pytest-cov, freezegun, hypothesis)"),
+            declared="requirements-dev.txt (pytest, pytest-cov, freezegun, hypothesis)",
+            # pytest 9 deprecates a generator in parametrize; its filterwarnings make it an error
+            args=("tests", "-W", "ignore::pytest.PytestRemovedIn10Warning")),
     Project("arrow", "1.3.0", ("pytest", "pytest-mock", "dateparser==1.*", "pytz==2021.1",
                                "simplejson==3.*"),
             declared="requirements/requirements-tests.txt (coverage and pre-commit left out)",
@@ -117,7 +119,9 @@ PROJECTS = [
             declared="tox.ini [testenv] deps, extra 'widechars'", args=("test",), tests="test"),
     Project("tqdm", "4.66.5", ("pytest", "pytest-timeout", "pytest-asyncio"),
             declared="tox.ini [core] deps (notebook, numpy, pandas... left out: those tests skip)",
-            args=("tests", "-k", "not perf")),  # as its tox.ini; perf tests are timing-bound
+            # -k as its tox.ini (perf tests are timing-bound); -o: pytest-asyncio 0.24 warns
+            # when the option is unset, and its addopts have -W=error
+            args=("tests", "-k", "not perf", "-o", "asyncio_default_fixture_loop_scope=function")),
     # Rc files and caches: black reads ~/.config/black and caches under ~/.cache/black;
     # keyring reads ~/.config/python_keyring/keyringrc.cfg.
     Project("black", "24.8.0", ("pytest", "pytest-xdist"),
