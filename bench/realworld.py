@@ -254,7 +254,9 @@ class Row:
                        if (run := self.runs.get((profile, "truegreen"))) is not None
                        and run.outcomes.get(test, "missing") in FAILED]  # fmt: skip
             if failing:
-                found.append(f"{test} (under truegreen on the {' and '.join(failing)} machine)")
+                machines = " and ".join(failing)
+                outcome = self.runs[(failing[0], "truegreen")].outcomes.get(test, "missing")
+                found.append(f"{test} (under truegreen on the {machines} machine: {outcome})")
         return found
 
     def cpu(self, mode: str) -> float:
@@ -646,15 +648,18 @@ def print_details(row: Row) -> None:
     for (profile, mode), done in row.runs.items():
         if not done.outcomes or done.status not in (0, 1):
             print(f"  {profile} {mode}: exit {done.status}, {len(done.outcomes)} outcomes")
+    alarms = row.false_alarms()
+    suspects = {line.rsplit(" (under truegreen", 1)[0] for line in alarms}
     for line in row.changed():
-        print(f"  changed ({row.reference} machine, plain -> truegreen): {line}")
+        if line.rsplit(": ", 1)[0] not in suspects:  # the candidates follow, with their outcomes
+            print(f"  changed ({row.reference} machine, plain -> truegreen): {line}")
     for mode in MODES:
         for line in row.machine_differs(mode):
             print(f"  {mode}, clean -> developer machine: {line}")
     for (profile, mode), done in row.runs.items():
         for line in done.home.lines():
             print(f"  {profile} home, {mode} run: {line}")
-    for line in row.false_alarms():
+    for line in alarms:
         print(f"  false-alarm candidate: {line}")
     for v in row.violations:
         where = f"at {v['site']} ({v['where']})"
