@@ -124,15 +124,17 @@ PROJECTS = [
             args=("tests", "-k", "not perf", "-o", "asyncio_default_fixture_loop_scope=function")),
     # Rc files and caches: black reads ~/.config/black and caches under ~/.cache/black;
     # keyring reads ~/.config/python_keyring/keyringrc.cfg.
-    Project("black", "24.8.0", ("pytest", "pytest-xdist"),
+    # pytest 9 deprecates what black's test plugin (tests/optional.py) and versioningit's
+    # parametrize use, and both make warnings errors: pytest 8, their era's
+    Project("black", "24.8.0", ("pytest>=8,<9", "pytest-xdist"),
             declared="test_requirements.txt (coverage, pre-commit, tox left out; blackd and "
                      "jupyter tests skip without their extras)"),
     Project("keyring", "25.4.1", ("keyring[test]",), declared="extra 'test'"),
     # git (and a default branch, an identity, signing) without GitPython.
     Project("dunamai", "1.22.0", ("pytest",), declared="[tool.poetry.dev-dependencies] (pytest)"),
     Project("versioningit", "3.1.2",
-            ("pytest", "pytest-mock", "build>=0.7", "editables", "hatchling", "setuptools>=42",
-             "pydantic~=2.0", "wheel"),
+            ("pytest>=8,<9", "pytest-mock", "build>=0.7", "editables", "hatchling",
+             "setuptools>=42", "pydantic~=2.0", "wheel"),
             declared="tox.ini [testenv] deps (coverage left out)",
             args=("test", "-o", "addopts="), tests="test"),  # addopts: coverage
 ]  # fmt: skip
