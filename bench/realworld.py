@@ -127,8 +127,9 @@ PROJECTS = [
     # pytest 9 deprecates what black's test plugin (tests/optional.py) and versioningit's
     # parametrize use, and both make warnings errors: pytest 8, their era's
     Project("black", "24.8.0", ("pytest>=8,<9", "pytest-xdist"),
-            declared="test_requirements.txt (coverage, pre-commit, tox left out; blackd and "
-                     "jupyter tests skip without their extras)"),
+            declared="test_requirements.txt (coverage, pre-commit, tox left out; the jupyter "
+                     "tests skip without their extra)",
+            args=("tests", "--ignore=tests/test_blackd.py")),  # blackd needs aiohttp
     Project("keyring", "25.4.1", ("keyring[test]",), declared="extra 'test'"),
     # git (and a default branch, an identity, signing) without GitPython.
     Project("dunamai", "1.22.0", ("pytest",), declared="[tool.poetry.dev-dependencies] (pytest)"),
