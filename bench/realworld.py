@@ -138,6 +138,19 @@ PROJECTS = [
              "setuptools>=42", "pydantic~=2.0", "wheel"),
             declared="tox.ini [testenv] deps (coverage left out)",
             args=("test", "-o", "addopts="), tests="test"),  # addopts: coverage
+    # hatch-vcs commits without --no-gpg-sign; towncrier checks branches with git
+    Project("hatch-vcs", "0.4.0", ("pytest>=8,<9",),
+            declared="none declared beyond pytest (its CI: hatch's default test environment)"),
+    Project("towncrier", "24.8.0", ("pytest>=8,<9", "twisted", "packaging"),
+            declared="extra 'dev' (twisted, packaging; sphinx, furo, nox left out)",
+            args=("src/towncrier/test",), tests="src/towncrier/test"),
+    # typer: shell completion installs into ~/.bashrc, ~/.zshrc, fish and PowerShell files;
+    # rich output sized by COLUMNS and coloured unless NO_COLOR
+    Project("typer", "0.12.5", ("pytest>=8,<9", "pytest-xdist", "coverage[toml]>=6.2,<8",
+                                "rich>=10.11.0", "shellingham>=1.3.0", "click<8.2"),
+            # click 8.2 deprecates what typer 0.12 calls, and its filterwarnings make it an error
+            declared="requirements-tests.txt (pytest-cov, pytest-sugar, mypy, ruff left out); "
+                     "click of its era (< 8.2)"),
 ]  # fmt: skip
 
 
