@@ -1,28 +1,35 @@
-"""truegreen on other people's suites: plain vs sealed, leaks, audit, and the guards' cost.
+"""truegreen on other people's suites: plain vs sealed, clean vs developer machine, leaks, audit.
 
 For each project: download its source distribution (pinned, with its tests) with
 ``pip download --no-deps --no-binary :all:``, install it with the test dependencies it declares
 into a venv of its own (plus this truegreen checkout, editable), then run its suite
 
-1. plain (``-p no:truegreen``),
-2. under truegreen with its defaults (hermetic seal, write, network and program guards),
-3. ``truegreen leaks`` (ambient vs sealed, culprit search),
-4. ``truegreen flakes --runs 3`` (fixed seed) where the plain run took at most
+1. plain (``-p no:truegreen``) and under truegreen's defaults (hermetic seal, write, network and
+   program guards), on each machine of ``--profile``: *clean* (an empty home) and *developer*
+   (a lived-in home: git identity, signing, default branch and colour, rc files and stale
+   caches; ``NO_COLOR``, ``COLUMNS``, a ``TZ``; a ``.env`` above the checkout),
+2. ``truegreen leaks`` (ambient vs sealed, culprit search), on the developer's machine,
+3. ``truegreen flakes --runs 3`` (fixed seed) where the plain run took at most
    ``--flakes-under`` CPU seconds,
-5. ``truegreen audit`` on its tests,
+4. ``truegreen audit`` on its tests,
 
-and print one row per project: tests, outcome changes between plain and sealed, violations by
-kind (from the event stream; ambient reads from the guard summary, the only place they are
-recorded), audit findings by rule, and the guard overhead (CPU seconds of the pytest process
-and its children, defaults / plain, one run each). The details of every finding follow the
-table: ``docs/realworld.md`` triages them.
+(``--stages`` picks among ``outcomes``, ``leaks``, ``flakes``, ``audit``) and print one row per
+project: tests, outcome changes between plain and sealed, tests whose outcome differs between
+the machines (plain / truegreen), the files each run changed in the developer's home (hashed
+before and after), false-alarm candidates (pass plain on the clean machine, fail under
+truegreen), violations by kind (from the event stream; ambient reads from the guard summary,
+the only place they are recorded), audit findings by rule, and the guard overhead (CPU seconds
+of the pytest process and its children, defaults / plain, one run each). The details of every
+finding follow the table: ``docs/realworld.md`` triages them.
 
-Downloads and venvs are kept in the work directory (default ``~/.cache/truegreen-realworld``)
-and reused; each run unpacks a fresh copy of the sources. The installs need the package index;
-the suites only ever reach loopback (the network guard refuses anything else, and the tests
-that need the internet are deselected below).
+Every run gets a fresh temporary home (``HOME``) and a fresh copy of the sources: nothing the
+bench runs touches the real home of the machine. Downloads and venvs are kept in the work
+directory (default ``~/.cache/truegreen-realworld``) and reused. The installs need the package
+index; the suites only ever reach loopback (the network guard refuses anything else, and the
+tests that need the internet are deselected below).
 
-    python bench/realworld.py [--projects attrs,click] [--work DIR] [--flakes-under SECONDS]
+    python bench/realworld.py [--projects attrs,click] [--profile clean|developer|both]
+        [--stages outcomes,leaks,flakes,audit] [--work DIR] [--flakes-under SECONDS]
 """
 
 from __future__ import annotations
