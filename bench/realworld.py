@@ -735,9 +735,9 @@ def main() -> int:
                         help="comma-separated names (default: all)")  # fmt: skip
     parser.add_argument("--profile", choices=("clean", "developer", "both"), default="both",
                         help="the machine(s) the suites run on (default: both)")  # fmt: skip
-    stages = ", ".join(STAGES)
+    known = ", ".join(STAGES)
     parser.add_argument("--stages", default=",".join(STAGES),
-                        help=f"comma-separated among {stages} (default: all)")  # fmt: skip
+                        help=f"comma-separated among {known} (default: all)")  # fmt: skip
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "truegreen-realworld")
     parser.add_argument("--flakes-under", type=float, default=FLAKES_UNDER, metavar="SECONDS",
                         help="run `truegreen flakes` where the plain run took at most this many "
