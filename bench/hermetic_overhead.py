@@ -66,11 +66,16 @@ def main() -> int:
             ("hermetic environment", "plugin, seal and guards off", "-"),
         ],
     )
-    seal = medians["hermetic environment"]["cpu"] - medians["plugin, seal and guards off"]["cpu"]
-    print(
+    sealed, unsealed = medians["hermetic environment"], medians["plugin, seal and guards off"]
+    seal = sealed["cpu"] - unsealed["cpu"]
+    line = (
         f"the seal's cost (both layers): {seal * 1e3:+.1f} ms CPU over the run, "
         f"{seal / args.tests * 1e6:+.1f} µs a test"
     )
+    if "instructions" in sealed:
+        more = sealed["instructions"] - unsealed["instructions"]
+        line += f"; {more / 1e6:+.1f}M instructions, {more / args.tests / 1e3:+.1f}k a test"
+    print(line)
     return 0
 
 
