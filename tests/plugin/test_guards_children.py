@@ -195,11 +195,14 @@ COMMANDS = [
 
 
 @posix
+@pytest.mark.parametrize("mode", ["block", "owned"])
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
-def test_a_program_that_dials_out_is_refused_before_it_runs_under_block(
-    pytester: pytest.Pytester, fake_programs: Path, command: list[str]
+def test_a_program_that_dials_out_is_refused_before_it_runs(
+    pytester: pytest.Pytester, fake_programs: Path, command: list[str], mode: str
 ) -> None:
-    """Ablation: replace `guard.network_mode == "block"` with `False` in
+    """Under every mode but allow, as a connection from Python would be.
+
+    Ablation: replace `netprograms.destinations(words, env)` with `()` in
     `src/truegreen/guards/spawns.py`."""
     pytester.makepyfile(
         f"""
@@ -215,12 +218,12 @@ def test_a_program_that_dials_out_is_refused_before_it_runs_under_block(
     assert mark.exists()  # premise: the stand-in runs when nothing refuses it
     mark.unlink()
 
-    result = run(pytester, "--truegreen-set", "network=block")
+    result = run(pytester, "--truegreen-set", f"network={mode}")
     result.assert_outcomes(failed=1)
     assert not mark.exists()  # refused before it ran
     result.stdout.fnmatch_lines(
         [f"*NetworkBlocked: truegreen: *::test_dials may not start {command[0]!r} to reach "
-         "*:*: not a loopback address (network = 'block')*"]
+         f"*:*: not a loopback address (network = {mode!r})*"]
     )  # fmt: skip
 
 
@@ -251,10 +254,11 @@ def test_a_program_on_local_paths_runs_under_block(
 
 
 @posix
-def test_a_program_to_an_unowned_loopback_port_is_reported_under_owned(
+def test_a_program_to_an_unowned_loopback_port_is_refused_under_owned(
     pytester: pytest.Pytester, fake_programs: Path
 ) -> None:
-    """Under the other modes the program runs, and the test fails naming what it dialled.
+    """Loopback follows the mode: under owned, a port this session does not listen on is
+    refused, and the test fails naming what it would have dialled.
 
     Ablation: replace `network.refusal(guard, host, port, "tcp")` with `None` in
     `src/truegreen/guards/spawns.py`."""
@@ -267,9 +271,9 @@ def test_a_program_to_an_unowned_loopback_port_is_reported_under_owned(
         """
     )
     result = run(pytester)  # network = "owned", the default: nothing listens on port 9
-    assert (fake_programs / "curl").exists()
+    assert not (fake_programs / "curl").exists()  # refused before it ran
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["  network: did start curl to reach 127.0.0.1:9 (no listener started by this test "
+        ["  network: blocked start curl to reach 127.0.0.1:9 (no listener started by this test "
          "session) at *"]
     )  # fmt: skip

@@ -126,23 +126,22 @@ def listeners(guard: Guard) -> dict[str, Listener]:
 
 
 def _reach(guard: Guard, program: str, words: list[str], env: Any) -> None:
-    """A program that will dial another machine: refused under ``network = "block"``,
-    reported under the other modes, as the network guard judges a connection."""
+    """A program that will dial another machine: refused before it starts wherever the network
+    guard would refuse the same connection from Python (every mode but ``allow``, and the
+    hosts and markers that mode lets through), so no packet leaves."""
     for host, port in netprograms.destinations(words, env):
         why = network.refusal(guard, host, port, "tcp")
         if why is None:
             continue
-        blocked = guard.network_mode == "block"
         target = f"{host}:{port}" if port is not None else host
         violation = guard.report(
-            "network", f"start {program} to reach", f"{target} ({why})", blocked=blocked
+            "network", f"start {program} to reach", f"{target} ({why})", blocked=True
         )
-        if blocked:
-            raise NetworkBlocked(
-                f"truegreen: {violation.where} may not start {program!r} to reach {target}: "
-                f"{why} (network = {guard.network_mode!r}). To allow it deliberately: "
-                f"{network.ALLOW_DOCS}"
-            )
+        raise NetworkBlocked(
+            f"truegreen: {violation.where} may not start {program!r} to reach {target}: "
+            f"{why} (network = {guard.network_mode!r}). To allow it deliberately: "
+            f"{network.ALLOW_DOCS}"
+        )
 
 
 def _anonymous(words: list[str], env: Any, cwd: Any) -> bool:
