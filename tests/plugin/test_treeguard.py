@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ambient_home
+
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 # The write guard would fail these tests for writing into the project tree on its own;
@@ -297,3 +299,24 @@ def test_without_git_it_says_so_and_stays_out_of_the_way(
     # Premise: the checkout is real and the test did change it.
     monkeypatch.undo()
     assert untracked(pytester.path) == {"notes.txt"}
+
+
+def test_git_sees_the_developers_own_excludes_file_though_the_process_is_sealed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The developer's ~/.config/git/ignore says *.swp: an editor's swap file is not a change
+    of the tree, though the process seal points HOME and git's configuration elsewhere.
+
+    Ablation: replace `config.stash.get(MACHINE_ENV_KEY, os.environ)` with `os.environ` in
+    `src/truegreen/plugin/treeguard.py`."""
+    home = ambient_home(monkeypatch, tmp_path / "home", identity=False)
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "ignore").write_text("*.swp\n")
+    repo = make_repo(pytester, test_swap="def test_edits():\n    open('notes.swp', 'w').close()\n")
+    result = pytester.runpytest_subprocess(*INNER, "-p", "no:randomly")
+    assert (repo / "notes.swp").exists()  # premise: the test did leave it
+    assert untracked(repo) == set()  # premise: git, as the developer runs it, ignores it
+    bare = git(repo, "-c", "core.excludesFile=/dev/null", "status", "--porcelain=v1")
+    assert "?? notes.swp" in bare.splitlines()  # premise: only that file ignores it
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()

@@ -30,6 +30,7 @@ from truegreen.core.errors import TruegreenError  # noqa: E402
 from truegreen.plugin.stash import (  # noqa: E402
     AMBIENT_KEY,
     CONFIG_KEY,
+    MACHINE_ENV_KEY,
     REAL_HOME_KEY,
     per_test,
 )
@@ -145,6 +146,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
     told = os.environ.pop(protocol.REAL_HOME_VAR, None)  # a verb that started us with a fresh HOME
     early_config.stash[REAL_HOME_KEY] = told or os.path.expanduser("~")
+    early_config.stash[MACHINE_ENV_KEY] = dict(os.environ)
     # This session's rewriter is new (a warm run's fork imported us before): truegreen's modules
     # come off its list and the mutant goes ahead of it before any other module of ours, a
     # conftest or a test file is imported.
@@ -213,6 +215,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if session is not None and session.adopt(getattr(config, "workerinput", None)):
         config.stash[REAL_HOME_KEY] = session.real_home
         config.stash[AMBIENT_KEY] = frozenset(session.machine)
+        config.stash[MACHINE_ENV_KEY] = session.machine
     # Each feature registers itself and, for the hot per-test hooks, with the per-test fan-out,
     # whose declared order (plugin/fanout.py ORDER) is the order they see each test in; none
     # refers to another, so the order of the registrations below does not matter, except in

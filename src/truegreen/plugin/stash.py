@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # imported where they are used: this module is imported at st
 CONFIG_KEY = pytest.StashKey[Config]()
 # The developer's real home: HOME as the process found it, before the process seal replaced it.
 REAL_HOME_KEY = pytest.StashKey[str]()
+# The environment as the process found it, before the process seal (on an xdist worker, as its
+# controller found it): what truegreen's own git must see of the developer's configuration.
+MACHINE_ENV_KEY = pytest.StashKey[dict[str, str]]()
 # The names of the variables the machine set: the environment before any conftest ran.
 AMBIENT_KEY = pytest.StashKey[frozenset[str]]()
 # Node ids this shard left to the other shards: not deselected by the user, not missing.

@@ -15,7 +15,7 @@ from truegreen.core.config import Config
 from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
 from truegreen.guards.git import GitError, environment, git
 from truegreen.guards.hook import quiet
-from truegreen.plugin.stash import per_test
+from truegreen.plugin.stash import MACHINE_ENV_KEY, per_test
 
 # Captured at import: a test that mocks these must not blind the guard that watches it.
 _open = open
@@ -120,8 +120,8 @@ class TreeGuardPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> TreeGuardPlugin:
-        # before any test is sealed: git sees the developer's excludes file
-        env = environment(os.environ, user_config=True)
+        # git sees the developer's excludes file: the environment before the process seal
+        env = environment(config.stash.get(MACHINE_ENV_KEY, os.environ), user_config=True)
         top, why_off = find_checkout(config.rootpath, env)
         checkout = None
         if top is not None:
