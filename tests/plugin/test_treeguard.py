@@ -307,7 +307,7 @@ def test_git_sees_the_developers_own_excludes_file_though_the_process_is_sealed(
     """The developer's ~/.config/git/ignore says *.swp: an editor's swap file is not a change
     of the tree, though the process seal points HOME and git's configuration elsewhere.
 
-    Ablation: replace `config.stash.get(MACHINE_ENV_KEY, os.environ)` with `os.environ` in
+    Ablation: replace `os.environ if machine is None else machine` with `os.environ` in
     `src/truegreen/plugin/treeguard.py`."""
     home = ambient_home(monkeypatch, tmp_path / "home", identity=False)
     (home / ".config" / "git").mkdir(parents=True)

@@ -121,7 +121,8 @@ class TreeGuardPlugin:
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> TreeGuardPlugin:
         # git sees the developer's excludes file: the environment before the process seal
-        env = environment(config.stash.get(MACHINE_ENV_KEY, os.environ), user_config=True)
+        machine = config.stash.get(MACHINE_ENV_KEY, None)
+        env = environment(os.environ if machine is None else machine, user_config=True)
         top, why_off = find_checkout(config.rootpath, env)
         checkout = None
         if top is not None:
