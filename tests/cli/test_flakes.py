@@ -250,6 +250,10 @@ def test_a_run_timeout_ends_a_hang_and_counts_it_as_a_failure(
     ) in err.splitlines()
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
     """Ablation: delete `end_tree(child, everything=everything, grace=1.0)` in
     `src/truegreen/runner/procs.py`."""
@@ -264,8 +268,10 @@ def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
     argv = [sys.executable, "-m", "truegreen", "flakes", "--runs", "2", "--", "-q"]
     # The context closes the pipes and a kill ends the hunt however the test ends, so a slow
     # machine costs this test its verdict and leaves no open pipe for a later test to trip on.
+    # As at a terminal: Ctrl-C's default action, whatever this suite inherited (a shell without
+    # job control starts a command run with & with SIGINT ignored, and children inherit that).
     with subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as hunt:  # fmt: skip
+                          text=True, preexec_fn=_default_sigint) as hunt:  # fmt: skip
         try:
             deadline = time.monotonic() + 60
             while not (pid_file.exists() and pid_file.read_text()):
