@@ -104,8 +104,8 @@ def test_git_sees_no_identity_from_any_ambient_source(
 def test_localtime_is_utc_whatever_the_ambient_zone(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: delete `if not self._tz_noop and after.get(_TZ) != before.get(_TZ): _tzset()` in
-    `src/truegreen/plugin/hermetic.py`: TZ says UTC, the process keeps Tokyo. Restored."""
+    """Ablation: replace `"TZ" in changed or ("TZ" in seal.machine) != ("TZ" in environ)` with
+    `False` in `src/truegreen/plugin/session.py`: TZ says UTC, the process keeps Tokyo."""
     monkeypatch.setenv("TZ", "Asia/Tokyo")
     pytester.makepyfile(
         """

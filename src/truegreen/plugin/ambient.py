@@ -105,12 +105,13 @@ class AmbientReads:
                     watch.note(key, False)
                 raise KeyError(key) from None
             copying = plugin.copying
-            names = watch.names
-            if key in names and not (copying and copying[0] == key):
-                watch.note(key, True)  # a copy of the whole environment depends on no variable
+            # a copy of the whole environment (next in line to be read) depends on no variable
+            copied = bool(copying and copying[0] == key)
+            if key in watch.names and not copied:
+                watch.note(key, True)
             reads = plugin.reads
             if reads is not None:
-                if copying and copying[0] == key:
+                if copied:
                     copying.popleft()  # copying the whole environment depends on no variable
                 else:
                     pending = plugin.pending

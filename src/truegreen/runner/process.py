@@ -25,7 +25,7 @@ from truegreen.core.errors import DataError, UsageError
 from truegreen.core.metrics import read_dir
 from truegreen.core.outcomes import Outcomes
 from truegreen.runner.forkclient import ForkServer, start_pytest
-from truegreen.runner.procs import Child, end_tree, wait_until
+from truegreen.runner.procs import Child, wait_until
 
 Progress = Callable[[str], None]
 
@@ -128,14 +128,7 @@ class PytestProcess:
         with tempfile.TemporaryDirectory(prefix="truegreen-pytest-") as scratch:
             output = os.path.join(scratch, "output") if capture else None
             child = self.start(args, output, env)
-            try:
-                status, timed_out = wait_until(child, deadline, everything=everything)
-            except KeyboardInterrupt:
-                # Ctrl-C may land between the start and the wait, on a busy machine while
-                # the child is already running: end its tree here too (a no-op if it ended).
-                if child.poll() is None:
-                    end_tree(child, everything=everything, grace=1.0)
-                raise
+            status, timed_out = wait_until(child, deadline, everything=everything)
             text = ""
             if output is not None and os.path.exists(output):
                 with open(output, "rb") as handle:
