@@ -158,11 +158,13 @@ class HermeticPlugin:
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> HermeticPlugin:
-        seal = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
+        session = config.stash.get(SESSION_SEAL_KEY, None)
+        seal = session.rules if session is not None else None  # decided once for the process
+        if seal is None:
+            seal = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
         kind = cls
         if any("{tmp}" in template for _, template in seal.templated):
             kind = HermeticPluginWithTmp
-        session = config.stash.get(SESSION_SEAL_KEY, None)
         plugin = kind(settings, seal, real_home(config), per_test(config), session)
         config.stash[HERMETIC_KEY] = plugin
         config.stash[SEAL_KEY] = seal

@@ -26,12 +26,15 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
 
 from truegreen.core.config import Config
-from truegreen.plugin.stash import REAL_HOME_KEY
+from truegreen.plugin.stash import MACHINE_ENV_KEY, REAL_HOME_KEY
+
+if TYPE_CHECKING:  # imported where the seal is applied: it costs at start-up
+    from truegreen.core.hermetic import Seal
 
 # What the controller tells each xdist worker: the machine's home and environment, which the
 # worker cannot see for itself (it starts in the controller's sealed environment).
@@ -58,6 +61,7 @@ class SessionSeal:
         self.removed: tuple[str, ...] = ()  # names of the machine's variables removed
         self.set: tuple[str, ...] = ()  # names set
         self.sealed: dict[str, str] = {}  # the environment right after the seal
+        self.rules: Optional[Seal] = None  # what the seal clears and sets, for the per-test layer
 
     @classmethod
     def apply(cls, config: pytest.Config, settings: Config) -> SessionSeal:
@@ -65,13 +69,14 @@ class SessionSeal:
         from truegreen.core.hermetic import OWN_PREFIXES, seal_for
 
         environ = os.environ
-        seal = cls(dict(environ), config.stash[REAL_HOME_KEY])
+        # the environment as the process found it, taken once as the plugin loaded
+        seal = cls(config.stash[MACHINE_ENV_KEY], config.stash[REAL_HOME_KEY])
         seal.directory = tempfile.mkdtemp(prefix="truegreen-session-")
         seal.home = os.path.join(seal.directory, "home")
         tmp = os.path.join(seal.directory, "tmp")
         os.mkdir(seal.home)
         os.mkdir(tmp)
-        rules = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
+        rules = seal.rules = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
         removed = [n for n in rules.removed(environ) if not n.startswith(OWN_PREFIXES)]
         for name in removed:
             del environ[name]
