@@ -351,7 +351,7 @@ def test_a_failing_test_that_did_not_rely_on_a_sealed_value_is_not_told(
 
     Ablation: replace `"shutil"` with `"nothing"` in `src/truegreen/plugin/hints.py`.
 
-    Ablation: replace `not (copying and copying[0] == key)` with `True` in
+    Ablation: replace `key in names and not copied` with `key in names` in
     `src/truegreen/plugin/ambient.py`.
     """
     developer_terminal(monkeypatch)

@@ -107,7 +107,8 @@ class AmbientReads:
             copying = plugin.copying
             # a copy of the whole environment (next in line to be read) depends on no variable
             copied = bool(copying and copying[0] == key)
-            if key in watch.names and not copied:
+            names = watch.names
+            if key in names and not copied:
                 watch.note(key, True)
             reads = plugin.reads
             if reads is not None:
