@@ -48,8 +48,8 @@ def test_help_wraps_to_the_terminal_and_its_example_fits_80_columns(
     """The description follows the terminal's width (argparse reads COLUMNS); the example keeps
     its lines as written, to be copied, and each fits a terminal of 80 columns.
 
-    Ablation: replace `super()._fill_text` with `argparse.RawDescriptionHelpFormatter._fill_text`
-    in `src/truegreen/cli/__init__.py`.
+    Ablation: replace `fill(paragraph, width, indent)` with `indent + paragraph` in
+    `src/truegreen/cli/__init__.py`.
     """
     monkeypatch.setenv("COLUMNS", "70")
     assert main([*words, "--help"]) == 0
@@ -81,7 +81,11 @@ def test_help_wraps_to_the_terminal_and_its_example_fits_80_columns(
     ],
 )  # fmt: skip
 def test_seconds_and_counts_mean_the_same_in_every_verb(
-    words: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    words: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A negative deadline, a NaN timeout or zero jobs would start a run that ends at once or
     never starts a test: each is one usage line before anything runs.
@@ -91,6 +95,7 @@ def test_seconds_and_counts_mean_the_same_in_every_verb(
 
     Ablation: replace `value < low` with `False` in `src/truegreen/cli/__init__.py`.
     """
+    monkeypatch.chdir(tmp_path)  # without the check, the run starts here: nothing to collect
     assert main(words) == Status.USAGE
     assert capsys.readouterr().err == f"truegreen: error: {message}\n"
 
@@ -99,7 +104,7 @@ def test_a_reader_that_went_away_ends_the_command_quietly(tmp_path: Path) -> Non
     """`truegreen doctor | head -1`: once the reader has gone, the command stops without a
     traceback, with the status a shell gives a command that SIGPIPE ended.
 
-    Ablation: replace `except BrokenPipeError:` with `except NotImplementedError:` in
+    Ablation: replace `BrokenPipeError` with `NotImplementedError` in
     `src/truegreen/cli/__init__.py`.
     """
     reader, writer = os.pipe()
