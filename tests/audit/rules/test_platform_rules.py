@@ -200,7 +200,7 @@ def test_the_advice_keeps_a_strict_markers_suite_collecting_without_truegreen(
     bare = pytester.runpytest_subprocess("-p", "no:truegreen", "--strict-markers")
     assert bare.ret == pytest.ExitCode.INTERRUPTED  # premise: an unregistered marker errors
     bare.stdout.fnmatch_lines(["*'platforms' not found in `markers` configuration option*"])
-    pytester.makeini('[pytest]\nmarkers =\n    platforms: the hosts a test runs on\n')
+    pytester.makeini("[pytest]\nmarkers =\n    platforms: the hosts a test runs on\n")
     registered = pytester.runpytest_subprocess("-p", "no:truegreen", "--strict-markers")
     outcome = {"passed": 1} if sys.platform == "win32" else {"skipped": 1}
     registered.assert_outcomes(**outcome)

@@ -112,9 +112,9 @@ class SkipifPlatform(Rule):
         """Whether a ``platforms`` marker reaches the test this skip is on: on an enclosing
         function or class, in a class's or the module's ``pytestmark``."""
         for scope in self.ctx.scopes:
-            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if any(self._is_marker(d) for d in scope.decorator_list):
-                    return True
+            decorators = getattr(scope, "decorator_list", ())
+            if any(self._is_marker(d) for d in decorators):
+                return True
             if isinstance(scope, ast.ClassDef) and self._marks(scope.body):
                 return True
         if self.module_marked is None:
@@ -124,13 +124,15 @@ class SkipifPlatform(Rule):
     def _marks(self, body: list[ast.stmt]) -> bool:
         """Whether a ``pytestmark = ...`` among these statements holds the marker."""
         for statement in body:
-            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value:
-                targets = (
-                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-                )
-                if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
-                    if any(self._is_marker(n) for n in ast.walk(statement.value)):
-                        return True
+            if isinstance(statement, ast.Assign):
+                targets, value = statement.targets, statement.value
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                targets, value = [statement.target], statement.value
+            else:
+                continue
+            named = any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets)
+            if named and any(self._is_marker(n) for n in ast.walk(value)):
+                return True
         return False
 
     def _is_marker(self, node: ast.AST) -> bool:
