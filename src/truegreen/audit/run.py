@@ -115,11 +115,9 @@ def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> lis
 
 
 def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
-    if not findings or suppressions.MARK not in source:
+    if not findings or not suppressions.may_suppress(source):
         return findings
-    by_line: dict[int, list[str]] = {}
-    for suppression in suppressions.parse(source):
-        by_line.setdefault(suppression.line, []).extend(suppression.codes)
+    by_line = suppressions.by_line(source)
     if not by_line:
         return findings
     ends = suppressions.statement_ends(ast.parse(source))
