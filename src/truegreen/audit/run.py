@@ -30,6 +30,7 @@ class Report:
     findings: tuple[Finding, ...]
     files: int
     rules: tuple[type[Rule], ...]
+    root: Optional[Path] = None  # the project root the findings' paths are relative to
 
 
 def relative(project: Project, path: Path) -> str:
@@ -180,4 +181,4 @@ def audit(
     files = python_files(project, list(paths) or [project.root])
     findings = [f for f in _all_findings(project, files, chosen) if not _file_ignored(project, f)]
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
-    return Report(tuple(findings), len(files), tuple(chosen))
+    return Report(tuple(findings), len(files), tuple(chosen), project.root)

@@ -47,6 +47,7 @@ class SuppressionWithoutReason(Rule):
 
     code = "TG001"
     name = "suppression-without-reason"
+    severity = "warning"
     kinds = frozenset({"test", "conftest", "source"})
 
     @classmethod
