@@ -56,7 +56,8 @@ def _escape(value: str, *, property_value: bool) -> str:
 
 
 def github(report: Report) -> str:
-    """One ``::error`` workflow command per finding: an annotation on the pull request."""
+    """One workflow command per finding (``::error``, ``::warning`` or ``::notice``, by the
+    rule's severity): an annotation on the pull request."""
     lines = []
     for f in report.findings:
         props = {"file": f.path, "line": f.line, "col": f.col, "title": f"{f.code} {f.name}"}
