@@ -18,6 +18,8 @@ _COMMENT = re.compile(r"#\s*truegreen:\s*ignore\[(?P<codes>[^\]]*)\](?P<rest>.*)
 _NOQA = re.compile(r"#\s*noqa(?![A-Za-z0-9_])(?P<colon>\s*:)?", re.IGNORECASE)
 _NOQA_CODES = re.compile(r"\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)[\s,]*(?P<rest>.*)")
 _NOQA_HINT = re.compile(r"noqa", re.IGNORECASE)
+# a noqa that may name a truegreen code: what TG001 looks for, before reading comments
+_NOQA_OURS = re.compile(r"(?i:noqa)\s*:[^\n]*TG[0-9]")
 ALL = "ALL"  # what a bare noqa comment names: every code
 
 
@@ -84,6 +86,11 @@ def noqa(source: str) -> list[Suppression]:
     except (tokenize.TokenError, SyntaxError):
         return found
     return found
+
+
+def names_ours(source: str) -> bool:
+    """Whether a file's text may hold a ``# noqa`` that names a truegreen code."""
+    return _NOQA_OURS.search(source) is not None
 
 
 def by_line(source: str) -> dict[int, list[str]]:

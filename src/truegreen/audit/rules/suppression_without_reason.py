@@ -52,7 +52,7 @@ class SuppressionWithoutReason(Rule):
 
     @classmethod
     def wants(cls, source: str) -> bool:
-        return suppressions.may_suppress(source)
+        return suppressions.MARK in source or suppressions.names_ours(source)
 
     def begin(self) -> Iterator[Finding]:
         for found in suppressions.parse(self.ctx.source):
@@ -62,6 +62,8 @@ class SuppressionWithoutReason(Rule):
                     "bracket, or fix the finding"
                 )
                 yield self._at(found, message)
+        if not suppressions.names_ours(self.ctx.source):
+            return
         for found in suppressions.noqa(self.ctx.source):
             ours = [code for code in found.codes if code.startswith("TG")]
             if ours and not found.reason:
