@@ -104,14 +104,17 @@ def sdist(suite: Suite, work: Path) -> Path:
     """The pinned sdist, downloaded once into ``work/sdists``."""
     sdists = work / "sdists"
     stem = f"{suite.name}-{suite.version}".lower().replace("-", "[-_]").replace(".", r"\.")
-    found = sorted(p for p in sdists.glob("*.tar.gz") if re.fullmatch(stem + r"\.tar\.gz", p.name.lower()))
-    if not found:
+
+    def found() -> list[Path]:
+        pattern = re.compile(stem + r"\.tar\.gz")
+        return sorted(p for p in sdists.glob("*.tar.gz") if pattern.fullmatch(p.name.lower()))
+
+    if not found():
         sdists.mkdir(parents=True, exist_ok=True)
         argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
                 ":all:", "-d", str(sdists), f"{suite.name}=={suite.version}"]  # fmt: skip
         subprocess.run(argv, check=True)
-        found = sorted(p for p in sdists.glob("*.tar.gz") if re.fullmatch(stem + r"\.tar\.gz", p.name.lower()))
-    return found[0]
+    return found()[0]
 
 
 def unpack(archive_path: Path, into: Path) -> Path:
@@ -229,6 +232,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sample: seed {SEED}, fraction {args.fraction}\n")
     head = ["rule", "findings", "sampled", "true", "false", "precision", "untriaged"]
     print(markdown(head, table(found, verdicts, args.fraction)))
+    reported = {f.key for f in found}
+    chosen = {s.name for s in suites}
+    gone: Counter[str] = Counter()
+    ahead: Counter[str] = Counter()
+    for key, verdict in verdicts.items():
+        project, code = key.split("/", 1)[0], key.split("|")[1]
+        if project in chosen and key not in reported:
+            # "note": triaged ahead of a change that will report it (see the note)
+            (ahead if "note" in verdict else gone)[f"{code} {verdict['verdict']}"] += 1
+    for counts, what in ((gone, "no longer reported"), (ahead, "ahead, not reported yet")):
+        if counts:
+            print(f"\ntriaged, {what}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
     if args.reasons:
         print()
         for f in found:
