@@ -245,11 +245,18 @@ def main(argv: list[str] | None = None) -> int:
         if counts:
             print(f"\ntriaged, {what}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
     if args.reasons:
-        print()
+        print("\nfalse findings, by rule and reason:")
+        grouped: dict[tuple[str, str], list[Found]] = defaultdict(list)
         for f in found:
             verdict = verdicts.get(f.key)
             if sampled(f.key, args.fraction) and verdict and verdict["verdict"] == "false":
-                print(f"- {f.code} {f.project}/{f.path}:{f.line} `{f.text}`: {verdict['why']}")
+                grouped[(f.code, verdict["why"])].append(f)
+        for (code, why), items in sorted(grouped.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+            where: dict[str, list[str]] = defaultdict(list)
+            for f in items:
+                where[f"{f.project} {f.path}"].append(str(f.line))
+            at = "; ".join(f"{file}:{','.join(lines)}" for file, lines in where.items())
+            print(f"- {code} ({len(items)}): {why}. At {at}.")
     return 0
 
 
