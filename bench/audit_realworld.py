@@ -1,4 +1,4 @@
-"""The audit's precision on real suites: every default rule over the tests of 30 projects.
+"""The audit's precision on real suites: every default rule over the tests of 32 projects.
 
 For each project: the pinned source distribution (with its tests) is downloaded once into
 ``WORK/sdists`` with ``pip download --no-deps --no-binary :all:`` (nothing is downloaded when
