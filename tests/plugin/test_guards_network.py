@@ -56,6 +56,23 @@ def test_owned_blocks_a_loopback_daemon_started_outside_pytest(
     )
 
 
+def test_a_refusal_s_traceback_ends_in_the_test_s_code_not_in_the_guard(
+    pytester: pytest.Pytester, ambient_daemon: int
+) -> None:
+    """The frames where the guard decided (the audit hook, the listener, the check) tell the
+    reader nothing: the traceback stops at the refused call, with the whole message.
+
+    Ablation: replace `getattr(refusal, "refused_by_truegreen", False)` with `False` in
+    `src/truegreen/guards/hook.py`.
+    """
+    pytester.makepyfile(CONNECT.format(port=ambient_daemon))
+    result = pytester.runpytest_subprocess(*NO_TREE_GUARD)
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "NetworkBlocked: truegreen: " in output
+    assert [line for line in result.outlines if "truegreen/guards/" in line] == []
+
+
 def test_allow_hosts_and_the_marker_let_one_address_through(
     pytester: pytest.Pytester, ambient_daemon: int
 ) -> None:

@@ -12,6 +12,8 @@ import errno
 class _Blocked(OSError):
     """One message, rebuilt from it when unpickled."""
 
+    refused_by_truegreen = True  # what the audit hook looks for (it imports no module)
+
     def __init__(self, message: str) -> None:
         super().__init__(errno.EACCES, message)
         self.message = message

@@ -35,6 +35,14 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     _state.muted = True
     try:
         listener(args)
+    except OSError as refusal:
+        if not getattr(refusal, "refused_by_truegreen", False):
+            raise
+        # The traceback ends at the call the guard refused, in the test's code: the guard's
+        # own frames, where the refusal was decided, tell the reader nothing. pytest hides
+        # this frame, the one left.
+        __tracebackhide__ = True
+        raise refusal.with_traceback(None) from None
     finally:
         _state.muted = False
 
