@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from truegreen.cli import main
+from truegreen.cli.demo import install_command
 from truegreen.demo import stage as demo_stage
 from truegreen.demo.model import Shown
 from truegreen.demo.sections import NAMES
@@ -266,3 +267,35 @@ def test_a_command_gets_its_home_its_temporary_directory_and_a_short_list_from_t
         "PYTHONDONTWRITEBYTECODE": "1",
         "A": "1",
     }
+
+
+class _Installed:
+    """A distribution as importlib.metadata gives it, with the direct_url.json pip wrote."""
+
+    def __init__(self, direct_url: str | None) -> None:
+        self.direct_url = direct_url
+
+    def read_text(self, name: str) -> str | None:
+        return self.direct_url if name == "direct_url.json" else None
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "command"),
+    [
+        ('{"url": "file:///home/ada/src/truegreen", "dir_info": {"editable": true}}',
+         "pip install /home/ada/src/truegreen"),
+        ('{"url": "file:///tmp/dist/truegreen-0.1.0-py3-none-any.whl", "archive_info": {}}',
+         "pip install /tmp/dist/truegreen-0.1.0-py3-none-any.whl"),
+        ('{"url": "https://github.com/truegreen/truegreen", "vcs_info": {"vcs": "git", '
+         '"commit_id": "abc"}}', "pip install git+https://github.com/truegreen/truegreen"),
+        (None, "pip install truegreen"),
+        ("{not json", "pip install truegreen"),
+    ],
+    ids=["checkout", "wheel", "git", "index", "unreadable"],
+)  # fmt: skip
+def test_the_closing_advice_installs_from_where_this_truegreen_came_from(
+    direct_url: str | None, command: str
+) -> None:
+    """truegreen is not on the package index yet: "pip install truegreen" would fail for a
+    user who installed it from a checkout, so the demo names that checkout."""
+    assert install_command(_Installed(direct_url)) == command

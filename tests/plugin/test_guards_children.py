@@ -112,7 +112,7 @@ def test_the_summary_names_unguarded_children_per_test_grouped(
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
         [
-            "unguarded child processes, by test (1 tests):",
+            "unguarded child processes, by test (1 test):",
             "  *::test_spawns: true x3 (not a Python program); "
             "python* (python -I: isolated mode ignores PYTHONPATH)",
         ]
@@ -133,7 +133,7 @@ def test_a_guarded_python_child_is_not_named_unguarded(pytester: pytest.Pytester
     )
     result = run(pytester)
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["programs run, by test (1 tests):"])  # premise: it was seen
+    result.stdout.fnmatch_lines(["programs run, by test (1 test):"])  # premise: it was seen
     result.stdout.no_fnmatch_line("unguarded child processes*")
 
 

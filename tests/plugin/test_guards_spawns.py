@@ -73,7 +73,7 @@ def test_the_summary_names_the_programs_each_test_ran(pytester: pytest.Pytester)
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
         [
-            "programs run, by test (1 tests):",
+            "programs run, by test (1 test):",
             "  test_the_summary_names*::test_git: git status, git log",
         ]
     )

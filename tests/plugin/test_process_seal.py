@@ -203,6 +203,45 @@ def test_a_variable_a_conftest_sets_is_kept_and_truegreen_settings_are_not_hande
     result.assert_outcomes(passed=1)
 
 
+def test_what_a_plugin_sets_as_pytest_starts_is_kept_as_pytest_env_s_values_are(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest-env sets the `env` of the pytest configuration in a tryfirst
+    pytest_load_initial_conftests: a fake AWS key for moto, the app's test mode. The seal goes
+    on before it (a hook wrapper), so those values are the suite's and stay, even for names the
+    seal removes from the machine (credentials, declared prefixes).
+
+    Ablation, by hand (ablation cannot reach `src/truegreen/plugin/__init__.py`, imported before
+    any mutant): with `pytest_load_initial_conftests` a plain hook instead of a wrapper, the
+    seal runs after the pytest-env-alike plugin and the test fails. Restored."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "the-developers-real-key")
+    monkeypatch.setenv("MYAPP_MODE", "the-developers-shell")
+    pytester.makepyprojecttoml('[tool.truegreen]\nclear-env-prefixes = ["MYAPP_"]\n')
+    pytester.makepyfile(
+        pytest_env_alike="""
+        import os
+        import pytest
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_load_initial_conftests(args, early_config, parser):
+            os.environ["AWS_ACCESS_KEY_ID"] = "testing"
+            os.environ["MYAPP_MODE"] = "test"
+        """,
+        test_env="""
+        import os
+
+        def test_sees_the_suites_values():
+            assert os.environ.get("AWS_ACCESS_KEY_ID") == "testing"
+            assert os.environ.get("MYAPP_MODE") == "test"
+        """,
+    )
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    premise = pytester.runpytest_subprocess(*NO_TREE_GUARD)  # without it, both are removed
+    premise.assert_outcomes(failed=1)
+    result = pytester.runpytest_subprocess(*NO_TREE_GUARD, "-p", "pytest_env_alike")
+    result.assert_outcomes(passed=1)
+
+
 def test_hermetic_false_turns_the_process_seal_off(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -32,8 +32,30 @@ Each section runs in a copy of the project of its own, with a temporary home, an
 the commands it ran: run them yourself in the copies truegreen demo --keep leaves."""
 
 OUTRO = """\
-On your own project: pip install truegreen, then run pytest as usual.
-truegreen doctor shows what is sealed; declare your app's variables in [tool.truegreen]."""
+On your own project, in the virtual environment its tests run in: {install}
+then run pytest as usual. truegreen doctor shows what is sealed; declare your app's variables
+in [tool.truegreen]. The first hour: docs/getting-started.md."""
+
+
+def install_command(distribution: Any = None) -> str:
+    """How to install truegreen from where this one came from: the checkout or wheel it was
+    installed from (PEP 610's direct_url.json), or the package index when it came from one."""
+    import json
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    try:
+        dist = distribution or metadata.distribution("truegreen")
+        origin = json.loads(dist.read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        origin = None
+    if not isinstance(origin, dict) or not isinstance(origin.get("url"), str):
+        return "pip install truegreen"
+    vcs = origin.get("vcs_info")
+    if isinstance(vcs, dict) and isinstance(vcs.get("vcs"), str):
+        return f"pip install {vcs['vcs']}+{origin['url']}"
+    url = urlparse(origin["url"])
+    return f"pip install {unquote(url.path) if url.scheme == 'file' else origin['url']}"
 
 
 def add_parser(verbs: Any) -> None:
@@ -112,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                   f"as promised: {', '.join(failed)}. Please report it.")  # fmt: skip
         else:
             print(f"\ntruegreen demo: all {len(sections)} sections behaved as promised "
-                  f"({seconds:.1f}s).\n\n{OUTRO}")  # fmt: skip
+                  f"({seconds:.1f}s).\n\n{OUTRO.format(install=install_command())}")  # fmt: skip
         if args.keep:
             print(f"\nkept: {workdir} (each section's project in {workdir}/SECTION/greeter)")
         return Status.FINDINGS if failed else Status.CLEAN

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Generator
 from typing import Any, Optional
 
 import pytest
@@ -140,9 +141,13 @@ def _load(config: pytest.Config, options: Optional[argparse.Namespace] = None) -
     return loaded
 
 
-def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    # Before the conftests are imported: a variable the suite sets itself, at import or in
-    # pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not the machine's.
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, None, None]:
+    # A wrapper, so this runs before every other plugin's implementation (pytest-env's
+    # tryfirst one included): what they set as pytest starts is the suite's decision, made on
+    # top of the seal and kept. Before the conftests are imported: a variable the suite sets
+    # itself, at import or in pytest_configure (setuptools-scm's SOURCE_DATE_EPOCH), is not
+    # the machine's.
     early_config.stash[AMBIENT_KEY] = frozenset(os.environ)
     told = os.environ.pop(protocol.REAL_HOME_VAR, None)  # a verb that started us with a fresh HOME
     early_config.stash[REAL_HOME_KEY] = told or os.path.expanduser("~")
@@ -153,13 +158,14 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     import_without_rewriting()
     mutant_first()
     _seal_process(early_config)
+    return (yield)
 
 
 def _seal_process(config: pytest.Config) -> None:
     """Seal the whole process now, before pytest imports the first conftest (plugin/session.py).
 
     A configuration that does not load is left to ``pytest_cmdline_main`` to report (one line,
-    exit status 2); nothing is sealed for a run that will not start.
+    pytest's usage status 4); nothing is sealed for a run that will not start.
     """
     try:
         settings = _load(config, config.known_args_namespace)

@@ -20,6 +20,7 @@ import pytest
 from truegreen.core.config import Config
 from truegreen.core.homesnap import HomeSnapshot, existing_folder
 from truegreen.core.paths import Roots, absolute_globs, leaked_into, under
+from truegreen.core.words import counted
 from truegreen.guards import active, hook, network
 from truegreen.guards.children import with_shim
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
@@ -457,12 +458,12 @@ def summary_lines(
         per_test[spawn.test or "outside any test"][spawn.name] += 1
     if per_test:
         shown = list(per_test.items()) if verbosity > 0 else list(per_test.items())[:20]
-        lines.append(f"programs run, by test ({len(per_test)} tests):")
+        lines.append(f"programs run, by test ({counted(len(per_test), 'test')}):")
         for test, programs in shown:
             listed = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in programs.items())
             lines.append(f"  {test}: {listed}")
         if len(shown) < len(per_test):
-            lines.append(f"  ... {len(per_test) - len(shown)} more tests (-v lists all)")
+            lines.append(f"  ... {counted(len(per_test) - len(shown), 'more test')} (-v lists all)")
     return lines + unguarded_lines(guard, verbosity)
 
 
@@ -475,7 +476,7 @@ def unguarded_lines(guard: Guard, verbosity: int) -> list[str]:
     if not per_test:
         return []
     shown = list(per_test.items()) if verbosity > 0 else list(per_test.items())[:20]
-    lines = [f"unguarded child processes, by test ({len(per_test)} tests):"]
+    lines = [f"unguarded child processes, by test ({counted(len(per_test), 'test')}):"]
     for test, found in shown:
         by_reason: dict[str, list[str]] = defaultdict(list)
         for (program, reason), n in found.items():
@@ -483,7 +484,7 @@ def unguarded_lines(guard: Guard, verbosity: int) -> list[str]:
         listed = "; ".join(f"{', '.join(names)} ({reason})" for reason, names in by_reason.items())
         lines.append(f"  {test}: {listed}")
     if len(shown) < len(per_test):
-        lines.append(f"  ... {len(per_test) - len(shown)} more tests (-v lists all)")
+        lines.append(f"  ... {counted(len(per_test) - len(shown), 'more test')} (-v lists all)")
     return lines
 
 
