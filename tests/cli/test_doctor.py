@@ -184,3 +184,22 @@ def test_it_runs_as_a_real_command(project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["plugin"]["active"] is True
+
+
+def test_it_names_the_plugins_beside_it_and_who_decides(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from truegreen.cli import doctor
+
+    installed = {"truegreen": "truegreen.plugin", "socket": "pytest_socket", "env": "pytest_env"}
+    monkeypatch.setattr(doctor, "_pytest11", lambda: installed)
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--disable-socket")
+    assert main(["doctor", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert [entry["plugin"] for entry in document["beside"]] == ["pytest-socket", "pytest-env"]
+    assert document["problems"] == [document["beside"][0]["says"]]
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:socket")
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "other plugins that do part of truegreen's work:\n  - pytest-env sets" in out
+    assert "pytest-socket" not in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -14,8 +15,17 @@ from truegreen import __version__
 from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
-from truegreen.core.doctor import Facts, json_value, plugin_active, problems, toml_value
+from truegreen.core.doctor import (
+    Facts,
+    json_value,
+    loaded_plugins,
+    plugin_active,
+    problems,
+    pytest_options,
+    toml_value,
+)
 from truegreen.core.hermetic import seal_for
+from truegreen.core.overlaps import overlaps
 
 EXAMPLE = """\
   truegreen doctor
@@ -46,10 +56,11 @@ def add_parser(verbs: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _entry_point() -> Optional[str]:
+def _pytest11() -> dict[str, str]:
+    """The installed pytest plugins' entry points: name (what ``-p no:NAME`` takes), value."""
     eps: Any = metadata.entry_points()
     group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
-    return next((ep.value for ep in group if ep.name == "truegreen"), None)
+    return {ep.name: ep.value for ep in group}
 
 
 def _pytest_addopts(source: Optional[Path], start: Path) -> list[str]:
@@ -116,14 +127,18 @@ def guard_modes(settings: tgconfig.Config) -> str:
 def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     settings = tgconfig.load(cwd, os.environ, args.flags, flag="--set")
+    plugins = _pytest11()
     facts = Facts(
-        entry_point=_entry_point(),
+        entry_point=plugins.get("truegreen"),
         environ=os.environ,
         addopts=_pytest_addopts(settings.source, cwd),
         unknown_zone=_zone_unknown(settings.timezone),
         missing_locale=sys.platform != "win32" and _locale_missing(settings.locale),
         unresolved_callables=_unresolved(settings.reset_caches),
     )
+    others = [name for name in plugins if name != "truegreen"]
+    facts = dataclasses.replace(facts, plugins=loaded_plugins(others, facts))
+    beside = overlaps(facts.plugins, pytest_options(facts))
     seal = seal_for(settings, devnull=os.devnull, windows=sys.platform == "win32")
     removed = seal.describe(os.environ)
     setting = sorted({name for name, _ in seal.fixed} | {name for name, _ in seal.templated})
@@ -146,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
             "layers": {"process": sealed, "test": sealed},
             "removes": removed,
             "sets": setting,
+            "beside": [{"plugin": o.plugin, "says": o.says} for o in beside],
             "problems": found,
         }
         print(json.dumps(document, indent=2))
@@ -177,6 +193,11 @@ def run(args: argparse.Namespace) -> int:
     if settings.hermetic:
         print(f"and sets, for the process and every test: {', '.join(setting)}")
     print()
+    if beside:
+        print("other plugins that do part of truegreen's work:")
+        for overlap in beside:
+            print(f"  - {overlap.says}")
+        print()
     if found:
         print("problems:")
         for line in found:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from truegreen.core.config import Config, Option, Value
+from truegreen.core.overlaps import overlaps
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Facts:
     unknown_zone: bool = False
     missing_locale: bool = False
     unresolved_callables: Sequence[str] = ()
+    plugins: Sequence[str] = ()  # pytest11 entry points pytest will load besides ours
 
 
 def toml_value(option: Option, value: Value) -> str:
@@ -84,4 +86,20 @@ def problems(config: Config, facts: Facts) -> list[str]:
         )
     for ref in facts.unresolved_callables:
         found.append(f"reset-caches: {ref}")
+    found.extend(o.says for o in overlaps(facts.plugins, pytest_options(facts)) if o.problem)
     return found
+
+
+def pytest_options(facts: Facts) -> list[str]:
+    """The options every pytest run here gets: PYTEST_ADDOPTS and the configuration's addopts."""
+    return [facts.environ.get("PYTEST_ADDOPTS", ""), *facts.addopts]
+
+
+def loaded_plugins(entry_points: Sequence[str], facts: Facts) -> list[str]:
+    """The pytest11 entry points pytest will load: all of them unless ``-p no:NAME`` or
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD (then only those named with ``-p NAME``)."""
+    words = " ".join(pytest_options(facts)).replace("-p ", "-p").split()
+    off = {w[len("-pno:") :] for w in words if w.startswith("-pno:")}
+    named = {w[len("-p") :] for w in words if w.startswith("-p") and not w.startswith("-pno:")}
+    autoload = not facts.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    return [n for n in entry_points if n not in off and (autoload or n in named)]

@@ -260,6 +260,20 @@ def pytest_configure(config: pytest.Config) -> None:
     per_test(config).install()  # one plugin object for the hot hooks of all the features
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Plugins that do part of truegreen's work, and which of the two decides."""
+    settings = config.stash.get(CONFIG_KEY, None)
+    if settings is None or not settings.enabled:
+        return []
+    from truegreen.core.overlaps import KNOWN, overlaps
+
+    loaded = [name for name in KNOWN if config.pluginmanager.has_plugin(name)]
+    refusing = [flag for flag, dest in (("--disable-socket", "disable_socket"),
+                                        ("--allow-hosts", "allow_hosts"))
+                if config.getoption(dest, None)]  # fmt: skip
+    return [f"truegreen beside {o.plugin}: {o.says}" for o in overlaps(loaded, refusing)]
+
+
 def _register_in_order(config: pytest.Config, settings: Config, request: protocol.Request) -> None:
     """The plugins whose order of registration matters, in that order.
 
