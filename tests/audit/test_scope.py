@@ -37,7 +37,7 @@ CONFIGS = {
     "pytest.ini": "[pytest]\npython_files = tests.py test_*.py\n",
     ".pytest.ini": "[pytest]\npython_files = tests.py test_*.py\n",
     "pytest.toml": '[pytest]\npython_files = ["tests.py", "test_*.py"]\n',
-    "pyproject.toml": "[tool.pytest.ini_options]\npython_files = \"tests.py test_*.py\"\n",
+    "pyproject.toml": '[tool.pytest.ini_options]\npython_files = "tests.py test_*.py"\n',
     "tox.ini": "[tox]\nenvlist = py\n[pytest]\npython_files =\n    tests.py\n    test_*.py\n",
     "setup.cfg": "[metadata]\nname = app\n[tool:pytest]\npython_files = tests.py test_*.py\n",
 }
@@ -50,8 +50,8 @@ def test_python_files_from_every_file_pytest_reads_makes_a_test(
     """A suite named ``tests.py`` (Django's habit) is a test file when the configuration says
     so, whichever file holds it.
 
-    Ablation: replace `files=given("python_files", PYTHON_FILES)` with `files=PYTHON_FILES`
-    in `src/truegreen/audit/naming.py`."""
+    Ablation: replace `given("python_files", PYTHON_FILES)` with `PYTHON_FILES` in
+    `src/truegreen/audit/naming.py`."""
     files = {"app/tests.py": SLEEPS.format(name="test_waits"), "app/test_other.py": CLEAN}
     bare = make(tmp_path / "bare", {"setup.py": "", **files})
     assert found(bare) == []  # premise: by pytest's default names tests.py is no test
@@ -95,8 +95,13 @@ def test_a_file_without_pytest_options_is_passed_over(tmp_path: Path) -> None:
 
 
 def test_the_nearest_directory_wins_over_a_stronger_file_above(tmp_path: Path) -> None:
-    root = make(tmp_path, {"pytest.ini": "[pytest]\npython_files = far_*.py\n",
-                           "sub/setup.cfg": "[tool:pytest]\npython_files = near_*.py\n"})  # fmt: skip
+    root = make(
+        tmp_path,
+        {
+            "pytest.ini": "[pytest]\npython_files = far_*.py\n",
+            "sub/setup.cfg": "[tool:pytest]\npython_files = near_*.py\n",
+        },
+    )
     assert discover_project(root / "sub").naming.files == ("near_*.py",)
 
 
@@ -131,9 +136,8 @@ def test_python_functions_and_classes_decide_what_is_a_test(tmp_path: Path) -> N
     """A ``check_*`` function is a test under ``python_functions = check_*``: its sleep is a
     sleep in a test.
 
-    Ablation: replace `return first if naming.test_function(first.name) else None` with
-    `return first if first.name.startswith("test") else None` in
-    `src/truegreen/audit/base.py`."""
+    Ablation: replace `naming.test_function(first.name)` with `first.name.startswith("test")`
+    in `src/truegreen/audit/base.py`."""
     files = {"tests/test_a.py": SLEEPS.format(name="check_waits")}
     bare = make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files})
     assert found(bare) == []  # premise: by default check_waits is no test
@@ -146,9 +150,8 @@ def test_python_classes_decide_which_methods_must_assert(tmp_path: Path) -> None
     """Under ``python_classes = Describe``, a ``Describe*`` class holds tests, and one that
     asserts nothing is a no-assertion finding.
 
-    Ablation: replace `if self.ctx.project.naming.test_class(node.name) or bases & UNITTEST:`
-    with `if node.name.startswith("Test") or bases & UNITTEST:` in
-    `src/truegreen/audit/rules/no_assertion.py`."""
+    Ablation: replace `self.ctx.project.naming.test_class(node.name)` with
+    `node.name.startswith("Test")` in `src/truegreen/audit/rules/no_assertion.py`."""
     source = "class DescribeCart:\n    def test_total(self):\n        total = 1 + 1\n"
     files = {"tests/test_cart.py": source}
     bare = make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files})
@@ -162,7 +165,7 @@ def test_testpaths_bound_what_a_bare_audit_reads(tmp_path: Path) -> None:
     """Without paths, pytest collects from testpaths: a test-named script elsewhere is not
     collected, and the report says it was skipped and why.
 
-    Ablation: replace `return found or [project.root]` with `return [project.root]` in
+    Ablation: replace `found or [project.root]` with `[project.root]` in
     `src/truegreen/audit/scope.py`."""
     files = {"tests/test_a.py": CLEAN, "scripts/test_tool.py": SLEEPS.format(name="test_w")}
     bare = make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files})
@@ -180,7 +183,7 @@ def test_testpaths_bound_what_a_bare_audit_reads(tmp_path: Path) -> None:
 
 
 def test_norecursedirs_are_not_walked_into(tmp_path: Path) -> None:
-    """Ablation: replace `if naming.norecurse(below):` with `if False:` in
+    """Ablation: replace `naming.norecurse(below)` with `False` in
     `src/truegreen/audit/scope.py`."""
     files = {"tests/test_a.py": CLEAN, "tests/snapshots/test_x.py": SLEEPS.format(name="test_w")}
     bare = make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files})
@@ -196,8 +199,15 @@ def test_invalid_python_kept_as_test_data_is_skipped_not_a_syntax_error(tmp_path
     report counts it as skipped.
 
     Ablation: replace `naming.test_file(file)` with `True` in `src/truegreen/audit/scope.py`."""
-    root = make(tmp_path, {"pytest.ini": "[pytest]\n", "tests/test_a.py": CLEAN,
-                           "tests/data/template.py": BROKEN, "tests/data/other.py": BROKEN})  # fmt: skip
+    root = make(
+        tmp_path,
+        {
+            "pytest.ini": "[pytest]\n",
+            "tests/test_a.py": CLEAN,
+            "tests/data/template.py": BROKEN,
+            "tests/data/other.py": BROKEN,
+        },
+    )
     with pytest.raises(SyntaxError):  # premise: the data does not parse
         compile(BROKEN, "template.py", "exec")
     result = run(root)
@@ -221,8 +231,8 @@ def test_a_broken_file_a_test_imports_is_still_a_syntax_error(tmp_path: Path) ->
     """What a collected file or a conftest imports runs under pytest: a helper module by
     its name, a package's module by a relative import, a plugin named in pytest_plugins.
 
-    Ablation: replace `audited |= _Imports(project, pending).follow(sorted(audited))` with
-    `audited |= set()` in `src/truegreen/audit/scope.py`."""
+    Ablation: replace `_Imports(project, pending).follow(sorted(audited))` with `set()` in
+    `src/truegreen/audit/scope.py`."""
     test = "import helpers\nfrom pkg import shared\n\n\ndef test_ok():\n    assert helpers\n"
     root = make(tmp_path, {
         "pytest.ini": "[pytest]\n",
@@ -268,8 +278,8 @@ def test_the_project_s_own_modules_are_audited_but_not_data_inside_a_package(
 def test_doctest_modules_makes_every_module_collected(tmp_path: Path) -> None:
     """Under ``--doctest-modules`` pytest imports every module it walks into.
 
-    Ablation: replace `doctest_modules="--doctest-modules" in args(options.get("addopts"))`
-    with `doctest_modules=False` in `src/truegreen/audit/naming.py`."""
+    Ablation: replace `"--doctest-modules" in args(options.get("addopts"))` with `False` in
+    `src/truegreen/audit/naming.py`."""
     files = {"tests/test_a.py": CLEAN, "tests/tools.py": BROKEN}
     bare = run(make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files}))
     assert (bare.findings, bare.skipped) == ((), ("tests/tools.py",))  # premise
@@ -285,7 +295,7 @@ def test_a_file_named_outright_is_audited_whatever_its_name(tmp_path: Path) -> N
 
 
 def test_an_audit_of_no_file_is_a_usage_error_naming_the_paths_and_why(tmp_path: Path) -> None:
-    """Ablation: replace `if not files:` with `if False:` in `src/truegreen/audit/run.py`."""
+    """Ablation: replace `not files` with `False` in `src/truegreen/audit/run.py`."""
     root = make(tmp_path, {"pytest.ini": "[pytest]\n", "docs/conf.py": "x = 1\n",
                            "tests/test_a.py": CLEAN, "empty/README": ""})  # fmt: skip
     assert run(root).files == 1  # premise: the project has a test

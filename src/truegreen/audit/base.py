@@ -68,7 +68,7 @@ class Project:
         found = self.facts.get("naming")
         if found is None:
             found = self.facts["naming"] = Naming.from_options(self.pytest_options)
-        return found  # type: ignore[no-any-return]
+        return found
 
     def owns(self, dotted: str) -> bool:
         """Whether a dotted module or attribute path starts in one of the project's packages."""

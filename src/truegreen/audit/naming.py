@@ -44,7 +44,8 @@ def fnmatch_ex(pattern: str, path: PurePath) -> bool:
 def _prefix_or_glob(name: str, options: Sequence[str]) -> bool:
     """pytest's ``_matches_prefix_or_glob_option``: a prefix, or a glob if it has one."""
     return any(
-        name.startswith(option) or (any(c in option for c in "*?[") and fnmatch.fnmatch(name, option))
+        name.startswith(option)
+        or (any(c in option for c in "*?[") and fnmatch.fnmatch(name, option))
         for option in options
     )
 

@@ -117,10 +117,11 @@ def _imported_names(tree: ast.Module, path: Path) -> Iterator[tuple[Optional[Pat
         elif isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
         ):
-            values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
-            for value in values:
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    yield None, value.value
+            value = node.value
+            values = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            for item in values:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    yield None, item.value
 
 
 def _candidates(base: Path, dotted: str) -> Iterator[Path]:

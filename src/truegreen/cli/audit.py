@@ -24,8 +24,10 @@ def add_parser(verbs: Any) -> None:
         verbs,
         "audit",
         summary="find tests that can pass for the wrong reason, statically",
-        description="Parse every .py file under PATHS (default: the project root) once and run "
-        "the audit's rules over it: tests that read source code, sleep, parse the first line of "
+        description="Parse every .py file under PATHS (default: what a bare pytest collects) "
+        "that pytest would collect or import, as its own configuration says (python_files, "
+        "testpaths, norecursedirs, ...), once, and run the audit's rules over it: tests that "
+        "read source code, sleep, parse the first line of "
         "output, leave xfail lenient, and more (--list-rules). Configured under "
         "[tool.truegreen.audit] (select, ignore, per-file-ignores, exclude); --select and "
         "--ignore replace the table's. Silence one finding on its line with "
