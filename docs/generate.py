@@ -74,7 +74,7 @@ def render_formats(text: str) -> str:
 def rules_table() -> str:
     rows = ["| code | name | | what it flags |", "| --- | --- | --- | --- |"]
     for rule in registry.all_rules():
-        state = "default" if rule.default else "opt-in"
+        state = f"{'default' if rule.default else 'opt-in'}, {rule.severity}"
         summary = pages.summary(rule).replace("|", "\\|")
         rows.append(
             f"| [{rule.code}](rules/{rule.code}.md) | `{rule.name}` | {state} | {summary} |"

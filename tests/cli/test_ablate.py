@@ -128,7 +128,7 @@ def test_every_verdict_in_one_table(
     project: Path, mode: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _digest(project / "app" / "core.py")
-    status = main(["ablate", "--records", "tests", "-j", "2", "--timeout", "12",
+    status = main(["ablate", "--records", "tests", "-j", "2", "--run-timeout", "12",
                    "--format", "json", *mode])  # fmt: skip
     assert status == 1
     document = json.loads(capsys.readouterr().out)
@@ -226,11 +226,6 @@ def test_usage_errors_are_one_line(project: Path, capsys: pytest.CaptureFixture[
     )
     assert main(["ablate", "app/core.py", "--replace", "n > 2", "--test", "tests"]) == 2
     assert "expected exactly one of --delete SNIPPET" in capsys.readouterr().err
-
-
-def test_recover_has_nothing_to_do(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ablate", "--recover"]) == 0
-    assert "never writes your files" in capsys.readouterr().out
 
 
 @MODES

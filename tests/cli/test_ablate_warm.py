@@ -192,7 +192,9 @@ def test_a_timeout_ends_the_run_s_whole_tree(
         "        time.sleep(300)\n"
         "    assert not allowed(5)\n"
     )
-    status = main(["ablate", "--records", "tests", "--timeout", "4", "--format", "json", *flags])
+    status = main(
+        ["ablate", "--records", "tests", "--run-timeout", "4", "--format", "json", *flags]
+    )
     out, err = capsys.readouterr()
     assert (status, _verdicts(out)) == (1, ["timeout"]), err
     assert pid_file.exists()  # premise: the grandchild was started

@@ -212,8 +212,8 @@ def test_list_names_every_section_in_order(capsys: pytest.CaptureFixture[str]) -
                    "truegreen demo --list describes them"),
         (["--list", "guards"], "truegreen: error: truegreen demo --list takes no SECTION "
                                "(got 'guards')"),
-        (["--jobs", "-1"], "truegreen: error: --jobs must be 0 (every section at once) or "
-                           "more (got -1)"),
+        (["--jobs", "0"], "truegreen: error: truegreen demo: argument -j/--jobs: expected a "
+                          "whole number of at least 1, found '0'"),
     ],
 )  # fmt: skip
 def test_a_usage_error_is_one_line_and_exit_2(

@@ -299,7 +299,8 @@ def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
         (["--runs", "0"], "--runs 0 expects --victim NODEID, found none"),
         (["--victim", VICTIM], "--victim expects --runs 0, found --runs 4"),
         (["--xdist", "0"], "--xdist must be at least 1, got 0"),
-        (["--run-timeout", "0"], "--run-timeout must be a number of seconds above 0, got 0.0"),
+        (["--run-timeout", "0"], "argument --run-timeout: expected a number of seconds above 0, "
+                                 "found '0'"),
         (["--seed", "soon"], "argument --seed: invalid int value: 'soon'"),
     ],
 )

@@ -71,3 +71,22 @@ def test_plan_predicts_each_shard_without_running_tests(
     # parameters make the largest unit.
     assert document["largest_unit"]["unit"].endswith("::test_p")
     assert document["largest_unit"]["seconds"] == 20.0
+
+
+def test_a_directory_without_manifests_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong path in the verify job (the download step put the manifests elsewhere) is a usage
+    error, not a red shard: nothing was there to verify.
+
+    Ablation: replace `not found` with `False` in `src/truegreen/core/manifests.py`.
+    """
+    directory = tmp_path / "manifests"
+    directory.mkdir()
+    (directory / "notes.txt").write_text("not a manifest\n")
+    assert not list(directory.glob("shard-*.json"))
+    assert main(["shards", "verify", str(directory)]) == 2
+    assert capsys.readouterr().err == (
+        f"truegreen: error: {directory}: expected shard manifests (shard-K-of-N.json, written by "
+        "pytest --truegreen-manifest=DIR), found none\n"
+    )

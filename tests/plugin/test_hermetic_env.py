@@ -553,7 +553,7 @@ def test_each_way_of_turning_it_off_leaves_the_test_unsealed(
         ),
     ],
 )
-def test_bad_configuration_is_one_line_and_exit_2(
+def test_bad_configuration_is_one_line_and_pytests_usage_status(
     pytester: pytest.Pytester,
     monkeypatch: pytest.MonkeyPatch,
     table: str,
@@ -566,7 +566,7 @@ def test_bad_configuration_is_one_line_and_exit_2(
     pytester.makepyprojecttoml("[tool.truegreen]\n" + table)
     pytester.makepyfile("def test_ok():\n    pass\n")
     result = pytester.runpytest_subprocess(*args)
-    assert result.ret == 2
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert len(errors) == 1, errors
     assert errors[0].startswith("ERROR: truegreen: ")
@@ -574,7 +574,7 @@ def test_bad_configuration_is_one_line_and_exit_2(
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
-def test_unreadable_toml_above_the_rootdir_is_one_line_and_exit_2(
+def test_unreadable_toml_above_the_rootdir_is_one_line_and_pytests_usage_status(
     pytester: pytest.Pytester,
 ) -> None:
     """pytest parses the rootdir's own pyproject.toml first (a broken one is its usage error,
@@ -585,20 +585,20 @@ def test_unreadable_toml_above_the_rootdir_is_one_line_and_exit_2(
     (project / "test_ok.py").write_text("def test_ok():\n    pass\n")
     pytester.chdir()
     result = pytester.runpytest_subprocess("project")
-    assert result.ret == 2
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.errlines if line.strip()] == [
         f"ERROR: truegreen: {pytester.path / 'pyproject.toml'}: expected valid TOML, "
         "found Expected ']' at the end of a table declaration (at end of document)"
     ]
 
 
-def test_an_unimportable_reset_cache_stops_the_run_with_exit_2(
+def test_an_unimportable_reset_cache_stops_the_run_with_pytests_usage_status(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyprojecttoml('[tool.truegreen]\nreset-caches = ["nosuchmodule:clear"]\n')
     pytester.makepyfile("def test_ok():\n    pass\n")
     result = pytester.runpytest_subprocess()
-    assert result.ret == 2
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(
         [
             "*truegreen: *pyproject.toml: reset-caches: expected an importable callable, "

@@ -37,6 +37,8 @@ LINE_MATCHERS = frozenset(
 CHECKING = re.compile(r"^(assert|(check|verify|expect|ensure)(_|[A-Z0-9]|$))")
 FIXTURE = frozenset({"pytest.fixture", "pytest.yield_fixture", "fixture"})
 OUTCOMES = frozenset({"pytest.skip", "pytest.xfail", "pytest.importorskip"})
+# warnings.simplefilter("error") and friends: a warning then fails the test
+WARNING_FILTERS = frozenset({"warnings.simplefilter", "warnings.filterwarnings"})
 
 
 @dataclass
@@ -105,7 +107,7 @@ class Summary:
                 function.asserts = True
                 return
             name = ctx.qualname(func)
-            if name in ASSERTING:
+            if name in ASSERTING or (name in WARNING_FILTERS and _action(node) == "error"):
                 function.asserts = True
                 return
             if name is not None:
@@ -147,6 +149,27 @@ class Summary:
                 {f.fixture: f for (c, _), f in self.methods.items() if c == cls and f.fixture}
             )
         return found
+
+
+def looks_up(value: ast.expr) -> bool:
+    """``obj.name`` or ``getattr(obj, "name")`` (no default) as a statement, its value
+    dropped: a check that the attribute exists (AttributeError fails the test)."""
+    return isinstance(value, ast.Attribute) or (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "getattr"
+        and len(value.args) == 2
+        and not value.keywords
+    )
+
+
+def _action(call: ast.Call) -> object:
+    """The action a ``warnings.simplefilter``/``filterwarnings`` call sets, when literal."""
+    given = call.args[0] if call.args else None
+    for kw in call.keywords:
+        if kw.arg == "action":
+            given = kw.value
+    return given.value if isinstance(given, ast.Constant) else None
 
 
 def _fixture_name(ctx: FileContext, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Optional[str]:

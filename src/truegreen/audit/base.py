@@ -234,6 +234,10 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     default: ClassVar[bool] = True  # False: opt-in, runs only when selected
+    # How bad a finding is, named as SARIF names levels: "error" (the test can pass for the
+    # wrong reason, or run nowhere), "warning" (a practice that makes the suite harder to
+    # trust or keep), "note" (a convention of the suite's layout).
+    severity: ClassVar[str] = "error"
     kinds: ClassVar[frozenset[FileKind]] = frozenset({"test", "conftest"})
     nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
     # Texts one of which must occur in a file's source for the rule to have anything to find;

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
 
 from truegreen import __version__
 from truegreen.audit import pages
@@ -15,9 +16,11 @@ from truegreen.core import formats
 
 FORMAT_VERSION = formats.AUDIT
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# Where the rule pages are published. The project has no public address yet; every SARIF
-# rule also carries its whole page under "help", so nothing depends on this link resolving.
-DOCS_URL = "https://truegreen.invalid/docs/rules/"
+SRCROOT = "%SRCROOT%"
+# The labels of a distribution's Project-URL that name its public home, best first.
+HOME_LABELS = ("homepage", "home", "repository", "source", "documentation")
+# GitHub annotations name the levels of SARIF their own way.
+ANNOTATIONS = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def text(report: Report) -> str:
@@ -45,7 +48,7 @@ def as_json(report: Report) -> str:
          "message": f.message}
         for f in report.findings
     ]  # fmt: skip
-    return json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2)
+    return json.dumps({formats.FORMAT_KEY: FORMAT_VERSION, "findings": findings}, indent=2)
 
 
 def _escape(value: str, *, property_value: bool) -> str:
@@ -56,25 +59,69 @@ def _escape(value: str, *, property_value: bool) -> str:
 
 
 def github(report: Report) -> str:
-    """One ``::error`` workflow command per finding: an annotation on the pull request."""
+    """One workflow command per finding (``::error``, ``::warning`` or ``::notice``, by the
+    rule's severity): an annotation on the pull request."""
     lines = []
     for f in report.findings:
         props = {"file": f.path, "line": f.line, "col": f.col, "title": f"{f.code} {f.name}"}
         joined = ",".join(f"{k}={_escape(str(v), property_value=True)}" for k, v in props.items())
-        lines.append(f"::error {joined}::{_escape(f.message, property_value=False)}")
+        level = ANNOTATIONS[_severity(f.code)]
+        lines.append(f"::{level} {joined}::{_escape(f.message, property_value=False)}")
     return "\n".join(lines)
 
 
+def _severity(code: str) -> str:
+    from truegreen.audit import registry
+
+    return registry.rule(code).severity
+
+
 def _descriptor(rule: type[Rule]) -> dict[str, Any]:
+    """A rule as SARIF describes it, with its whole page as help: code scanning shows the
+    help of a result's rule with the result, no link to follow."""
+    page = pages.page(rule)
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": pages.summary(rule)},
         "fullDescription": {"text": pages.summary(rule)},
-        "helpUri": f"{DOCS_URL}{rule.code}.md",
-        "help": {"text": pages.body(rule), "markdown": pages.page(rule)},
-        "defaultConfiguration": {"level": "error", "enabled": rule.default},
+        "help": {"text": page, "markdown": page},
+        "defaultConfiguration": {"level": rule.severity, "enabled": rule.default},
     }
+
+
+def information_uri(project_urls: Sequence[str]) -> Optional[str]:
+    """The tool's public home from its distribution's ``Project-URL`` entries (``Label, URL``,
+    from ``[project.urls]``): the homepage or repository, else the first; None when there is
+    none, and then a SARIF log names none."""
+    found: dict[str, str] = {}
+    for entry in project_urls:
+        label, _, url = entry.partition(",")
+        url = url.strip()
+        if url.startswith("https://"):
+            found.setdefault(label.strip().lower(), url)
+    for label in HOME_LABELS:
+        if label in found:
+            return found[label]
+    return next(iter(found.values()), None)
+
+
+def _project_urls() -> list[str]:
+    from importlib import metadata
+
+    try:
+        return metadata.metadata("truegreen").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return []
+
+
+def _location(path: str, root: Optional[Path]) -> dict[str, Any]:
+    """A finding's file: relative to the root under ``%SRCROOT%``, or, for a file outside
+    the root (``../other/tests/test_a.py``), its absolute ``file:`` URI, so that the files of
+    two projects in one run never share an address."""
+    if root is not None and (path.startswith("../") or path == ".."):
+        return {"uri": (root / path).resolve().as_uri()}
+    return {"uri": path, "uriBaseId": SRCROOT}
 
 
 def sarif(report: Report) -> str:
@@ -85,21 +132,25 @@ def sarif(report: Report) -> str:
         {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
-            "level": "error",
+            "level": rules[index[f.code]].severity,
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": _location(f.path, report.root),
                 "region": {"startLine": f.line, "startColumn": f.col},
             }}],
         }
         for f in report.findings
     ]  # fmt: skip
-    driver = {"name": "truegreen", "version": __version__, "rules": [_descriptor(r) for r in rules]}
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
-    }
+    driver: dict[str, Any] = {"name": "truegreen", "version": __version__}
+    home = information_uri(_project_urls())
+    if home is not None:
+        driver["informationUri"] = home
+    driver["rules"] = [_descriptor(r) for r in rules]
+    run: dict[str, Any] = {"tool": {"driver": driver}}
+    if report.root is not None:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": report.root.resolve().as_uri() + "/"}}
+    run["results"] = results
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2)
 
 
@@ -108,7 +159,7 @@ def rule_list(rules: Sequence[type[Rule]], fmt: str) -> str:
     if fmt == "json":
         rows = [{"code": r.code, "name": r.name, "default": r.default,
                  "summary": pages.summary(r)} for r in rules]  # fmt: skip
-        return json.dumps({"version": FORMAT_VERSION, "rules": rows}, indent=2)
+        return json.dumps({formats.FORMAT_KEY: FORMAT_VERSION, "rules": rows}, indent=2)
     width = max((len(r.name) for r in rules), default=0)
     return "\n".join(
         f"{r.code}  {r.name:<{width}}  {'default' if r.default else 'opt-in ':<7}  "

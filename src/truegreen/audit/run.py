@@ -30,6 +30,7 @@ class Report:
     findings: tuple[Finding, ...]
     files: int
     rules: tuple[type[Rule], ...]
+    root: Optional[Path] = None  # the project root the findings' paths are relative to
     skipped: tuple[str, ...] = ()  # walked files pytest would neither collect nor import
     skipped_line: str = ""  # how many were skipped and why, for the report
 
@@ -117,11 +118,9 @@ def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> lis
 
 
 def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
-    if not findings or suppressions.MARK not in source:
+    if not findings or not suppressions.may_suppress(source):
         return findings
-    by_line: dict[int, list[str]] = {}
-    for suppression in suppressions.parse(source):
-        by_line.setdefault(suppression.line, []).extend(suppression.codes)
+    by_line = suppressions.by_line(source)
     if not by_line:
         return findings
     ends = suppressions.statement_ends(ast.parse(source))
@@ -190,7 +189,7 @@ def audit(
     line = scope.skipped_line(selected, skipped) if skipped else ""
     findings = [f for f in _all_findings(project, files, chosen) if not _file_ignored(project, f)]
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
-    return Report(tuple(findings), len(files), tuple(chosen), skipped, line)
+    return Report(tuple(findings), len(files), tuple(chosen), project.root, skipped, line)
 
 
 def _nothing(

@@ -1,4 +1,5 @@
-"""Line suppressions: ``# truegreen: ignore[TG201,TG105] reason``, the reason required."""
+"""Line suppressions: ``# truegreen: ignore[TG201,TG105] reason``, the reason required, and
+ruff's ``# noqa: TG201, TG105 reason`` (a bare ``# noqa`` silences every code on its line)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,16 @@ from dataclasses import dataclass
 
 MARK = "truegreen:"
 _COMMENT = re.compile(r"#\s*truegreen:\s*ignore\[(?P<codes>[^\]]*)\](?P<rest>.*)")
+# As ruff reads it: ``noqa`` in any case after a ``#``; after a colon, codes (upper-case
+# letters then digits) separated by commas or spaces, then the description; with no colon,
+# a bare ``noqa`` for every code. Codes that do not parse (``f401``) make ruff ignore the
+# comment, and so does this.
+_NOQA = re.compile(r"#\s*noqa(?![A-Za-z0-9_])(?P<colon>\s*:)?", re.IGNORECASE)
+_NOQA_CODES = re.compile(r"\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)[\s,]*(?P<rest>.*)")
+_NOQA_HINT = re.compile(r"noqa", re.IGNORECASE)
+# a noqa that may name a truegreen code: what TG001 looks for, before reading comments
+_NOQA_OURS = re.compile(r"(?i:noqa)\s*:[^\n]*TG[0-9]")
+ALL = "ALL"  # what a bare noqa comment names: every code
 
 
 @dataclass(frozen=True)
@@ -21,6 +32,12 @@ class Suppression:
     col: int
     codes: tuple[str, ...]
     reason: str
+    kind: str = "truegreen"  # or "noqa"
+
+
+def may_suppress(source: str) -> bool:
+    """Whether a file's text may hold a suppression of either kind (a cheap test first)."""
+    return MARK in source or _NOQA_HINT.search(source) is not None
 
 
 def parse(source: str) -> list[Suppression]:
@@ -42,6 +59,46 @@ def parse(source: str) -> list[Suppression]:
     except (tokenize.TokenError, SyntaxError):
         return found
     return found
+
+
+def noqa(source: str) -> list[Suppression]:
+    """Every ``# noqa`` comment in ``source`` as ruff reads it: a bare one names ``ALL``."""
+    if _NOQA_HINT.search(source) is None:
+        return []
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            match = _NOQA.search(token.string)
+            if match is None:
+                continue
+            col = token.start[1] + match.start() + 1
+            if match.group("colon") is None:
+                found.append(Suppression(token.start[0], col, (ALL,), "", "noqa"))
+                continue
+            listed = _NOQA_CODES.match(token.string, match.end())
+            if listed is None:
+                continue  # ruff warns and ignores the comment
+            codes = tuple(re.split(r"[\s,]+", listed.group("codes")))
+            reason = listed.group("rest").split("#", 1)[0].strip()
+            found.append(Suppression(token.start[0], col, codes, reason, "noqa"))
+    except (tokenize.TokenError, SyntaxError):
+        return found
+    return found
+
+
+def names_ours(source: str) -> bool:
+    """Whether a file's text may hold a ``# noqa`` that names a truegreen code."""
+    return _NOQA_OURS.search(source) is not None
+
+
+def by_line(source: str) -> dict[int, list[str]]:
+    """The codes (or names, or ``ALL``) each line's suppressions of either kind name."""
+    lines: dict[int, list[str]] = {}
+    for suppression in (*parse(source), *noqa(source)):
+        lines.setdefault(suppression.line, []).extend(suppression.codes)
+    return lines
 
 
 def statement_ends(tree: ast.Module) -> dict[int, tuple[int, int]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import enum
 import importlib
+import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
@@ -39,18 +41,82 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Descriptions wrapped to the terminal's width, paragraph by paragraph; the example
+    epilog kept line for line, as a command is copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLE_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        fill = super()._fill_text
+        return "\n\n".join(fill(paragraph, width, indent) for paragraph in text.split("\n\n"))
+
+
+EXAMPLE_HEADING = "example:\n"
+
+
 def add_verb(
     verbs: Any, name: str, *, summary: str, description: str, example: str
 ) -> argparse.ArgumentParser:
-    """One verb's parser: its one-line summary, its description, and an example epilog."""
+    """One verb's parser (or one action's, given a verb's subparsers): its one-line summary,
+    its description, and an example epilog."""
     parser: argparse.ArgumentParser = verbs.add_parser(
         name,
         help=summary,
         description=description,
-        epilog="example:\n" + example,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLE_HEADING + example,
+        formatter_class=HelpFormatter,
     )
     return parser
+
+
+def seconds(text: str) -> float:
+    """argparse type: a finite number of seconds above 0 (a deadline, a timeout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}")
+    return value
+
+
+def count(low: int) -> Callable[[str], int]:
+    """argparse type: a whole number of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number of at least {low}, found {text!r}"
+            )
+        return value
+
+    parse.__name__ = "count"  # argparse names the type in its messages
+    return parse
+
+
+def cpus() -> int:
+    return os.cpu_count() or 1
+
+
+def add_jobs(
+    parser: argparse.ArgumentParser, what: str, default: Optional[int], shown: str
+) -> None:
+    """``-j N``, the same in every verb: at most N of ``what`` at a time."""
+    parser.add_argument("-j", "--jobs", type=count(1), default=default, metavar="N",
+                        help=f"at most N {what} at a time (default: {shown})")  # fmt: skip
+
+
+def add_run_timeout(parser: argparse.ArgumentParser, default: Optional[float]) -> None:
+    """``--run-timeout S``, the same in every verb that starts pytest runs."""
+    shown = f"{default:g}" if default is not None else "none"
+    parser.add_argument("--run-timeout", type=seconds, default=default, metavar="S",
+                        help=f"end each pytest run after S seconds, with its whole process "
+                        f"tree (default: {shown})")  # fmt: skip
 
 
 # The verbs, each a module of this package (``collect-gate`` is ``collect_gate``), imported
@@ -97,7 +163,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if verb is None:
             parser.print_help()
             return Status.USAGE
-        return int(verb(args))
+        status = int(verb(args))
+        sys.stdout.flush()  # a reader gone away shows here, not in the interpreter's last flush
+        return status
+    except BrokenPipeError:
+        # `truegreen audit | head`: the reader has what it wanted. The null device takes what
+        # is still buffered, so nothing more is printed; the status is a shell's for SIGPIPE.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
     except TruegreenError as exc:
         sys.stderr.write(f"truegreen: error: {exc}\n")
         return exc.exit_status

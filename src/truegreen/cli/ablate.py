@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from truegreen.cli import add_verb
+from truegreen.cli import add_jobs, add_run_timeout, add_verb, cpus
 from truegreen.core import formats
 from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
 from truegreen.core.claims import (
@@ -48,8 +48,10 @@ EXAMPLE = """\
       --test tests/test_config.py::test_missing_value_is_refused
   truegreen ablate src/app/auth.py --replace "level > 2" --with "level > 3" \\
       --test tests/test_auth.py
-  truegreen ablate --records tests/ -j 2          # every `Ablation:` record in the suite
-  truegreen ablate --records tests/ --no-warm     # a new pytest process a run, not a fork
+  # every `Ablation:` record in the suite
+  truegreen ablate --records tests/ -j 2
+  # a new pytest process a run, not a fork
+  truegreen ablate --records tests/ --no-warm
   truegreen ablate --records --changed-since origin/main
 """
 
@@ -86,14 +88,8 @@ def add_parser(verbs: Any) -> None:
         metavar="REV",
         help="only records whose target or test file changed since REV",
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=min(4, os.cpu_count() or 1),
-        help="pytest runs side by side (default: CPUs, at most 4)",
-    )
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pytest run")
+    add_jobs(parser, "pytest runs", min(4, cpus()), "CPUs, at most 4")
+    add_run_timeout(parser, 600.0)
     parser.add_argument(
         "--warm",
         action=argparse.BooleanOptionalAction,
@@ -102,11 +98,6 @@ def add_parser(verbs: Any) -> None:
         "(POSIX); --no-warm starts a new process a run",
     )
     parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
-    parser.add_argument(
-        "--recover",
-        action="store_true",
-        help="restore files a killed ablation left changed (there are none)",
-    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 
@@ -214,12 +205,6 @@ def _prepare(claim: Claim, args: argparse.Namespace) -> Union[str, Verdict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.recover:
-        print(
-            "nothing to recover: truegreen ablate serves the ablated source from memory and "
-            "never writes your files"
-        )
-        return 0
     found = Found()
     plans: list[tuple[Claim, tuple[str, ...]]]
     if args.records is not None:
@@ -232,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
     # Warm by default where the OS can fork: as safe as a new process a run (docs/ablate.md)
     # and about half the CPU for one claim, a fifth for many.
     warm = forkserver.available() if args.warm is None else args.warm
-    runner = Runner.start(args.timeout, warm and bool(targets), targets)  # no run, no server
+    runner = Runner.start(args.run_timeout, warm and bool(targets), targets)  # no run, no server
     try:
         for target in targets:
             if runner.server is not None and not runner.forks(target):

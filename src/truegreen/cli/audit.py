@@ -9,7 +9,8 @@ from typing import Any, Optional
 from truegreen.cli import Status, add_verb
 
 EXAMPLE = """\
-  truegreen audit                       # the project's tests, every default rule
+  # the project's tests, every default rule
+  truegreen audit
   truegreen audit tests --select TG1,xfail-not-strict --ignore TG103
   truegreen audit --format sarif > truegreen.sarif   # for code scanning
   truegreen audit --format github       # annotations in a GitHub Actions log

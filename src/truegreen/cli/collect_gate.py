@@ -19,7 +19,8 @@ from truegreen.runner.changes import changed_files
 from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
-  truegreen collect-gate -- -m "not slow"            # changes since HEAD, committed or not
+  # changes since HEAD, committed or not
+  truegreen collect-gate -- -m "not slow"
   truegreen collect-gate --base origin/main -- tests/unit -k fast
   truegreen collect-gate --base origin/main --format json -- $CI_PYTEST_ARGS
 """

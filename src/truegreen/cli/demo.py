@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from truegreen.cli import Status, add_verb
+from truegreen.cli import Status, add_jobs, add_verb
 from truegreen.core.errors import UsageError
 from truegreen.demo.model import Shown
 from truegreen.demo.sections import NAMES, SECTIONS, Section
@@ -20,7 +20,8 @@ EXAMPLE = """\
   truegreen demo                  # every section
   truegreen demo guards leaks     # only these sections
   truegreen demo --list           # the sections and what each shows
-  truegreen demo --keep           # leave the sample's copies and homes for a look
+  # leave the sample's copies and homes for a look
+  truegreen demo --keep
 """
 
 INTRO = """\
@@ -52,8 +53,7 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("sections", nargs="*", metavar="SECTION",
                         help="play only these sections (default: all; see --list)")  # fmt: skip
     parser.add_argument("--list", action="store_true", help="name the sections and stop")
-    parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
-                        help="sections played side by side (default 0: all at once)")  # fmt: skip
+    add_jobs(parser, "sections", None, "all of them")
     parser.add_argument(
         "--keep", action="store_true", help="keep the temporary directory and print its path"
     )
@@ -91,8 +91,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"truegreen demo --list takes no SECTION (got {args.sections[0]!r})")
         print("\n".join(listing()))
         return Status.CLEAN
-    if args.jobs < 0:
-        raise UsageError(f"--jobs must be 0 (every section at once) or more (got {args.jobs})")
     from truegreen.demo.stage import play
 
     sections = chosen(args.sections)

@@ -15,7 +15,8 @@ from truegreen.core.docslinks import check_pages
 from truegreen.core.errors import UsageError
 
 EXAMPLE = """\
-  truegreen docs-check                     # every *.md under the working directory
+  # every *.md under the working directory
+  truegreen docs-check
   truegreen docs-check README.md docs/
   truegreen docs-check --format json
 """

@@ -10,15 +10,17 @@ import shlex
 import sys
 from typing import Any
 
-from truegreen.cli import Status, add_verb
+from truegreen.cli import Status, add_run_timeout, add_verb
 from truegreen.core import flakes
 from truegreen.core.errors import UsageError
 from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
-  truegreen flakes -- tests/                       # 4 runs, a random seed (printed)
+  # 4 runs, a random seed (printed)
+  truegreen flakes -- tests/
   truegreen flakes --runs 8 --seed 1234 --xdist 2 -- -q tests/
-  truegreen flakes --runs 0 --victim tests/test_cache.py::test_default_mode -- tests/
+  truegreen flakes --runs 0 --victim tests/test_cache.py::test_default_mode \\
+      -- tests/
 """
 
 FIXES = {
@@ -55,8 +57,7 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("--xdist", type=int, metavar="W",
                         help="run every second shuffled run under pytest -n W")  # fmt: skip
     parser.add_argument("--victim", metavar="NODEID", help="with --runs 0: the test to bisect")
-    parser.add_argument("--run-timeout", type=float, metavar="S",
-                        help="end each pytest run after S seconds; unfinished: failed")  # fmt: skip
+    add_run_timeout(parser, None)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS")
     parser.set_defaults(run=run)
@@ -71,11 +72,6 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("truegreen flakes: --runs 0 expects --victim NODEID, found none")
     if args.runs and args.victim:
         raise UsageError(f"truegreen flakes: --victim expects --runs 0, found --runs {args.runs!r}")
-    if args.run_timeout is not None and not args.run_timeout > 0:
-        raise UsageError(
-            f"truegreen flakes: --run-timeout must be a number of seconds above 0, "
-            f"got {args.run_timeout!r}"
-        )
     if args.xdist is not None:
         if args.xdist < 1:
             raise UsageError(f"truegreen flakes: --xdist must be at least 1, got {args.xdist!r}")

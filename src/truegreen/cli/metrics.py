@@ -15,7 +15,8 @@ EXAMPLE = """\
   pytest -n 2 --truegreen-metrics=.metrics
   truegreen metrics .metrics
   truegreen metrics .metrics --format markdown >> "$GITHUB_STEP_SUMMARY"
-  truegreen metrics .metrics --durations-out .test_durations   # for duration sharding
+  # for duration sharding
+  truegreen metrics .metrics --durations-out .test_durations
   truegreen metrics .metrics --html timeline.html
 """
 

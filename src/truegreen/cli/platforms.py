@@ -18,7 +18,8 @@ from truegreen.core.lanes import read_markers
 from truegreen.core.platforms import OSES
 
 EXAMPLE = """\
-  truegreen platforms --os windows                  # files a Windows lane must import
+  # files a Windows lane must import
+  truegreen platforms --os windows
   truegreen platforms --os macos --arch arm64 tests/ --format json
   pytest $(truegreen platforms --os linux --all)    # the lane's own run
 """

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from truegreen.cli import Status, add_verb
-from truegreen.core.errors import UsageError
+from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds
 from truegreen.core.metrics import read_dir, summarize
 from truegreen.runner import forkserver, offline
 from truegreen.runner.files import FileRun, FileSessions, Limits
@@ -50,14 +49,16 @@ def add_parser(verbs: Any) -> None:
                         help="the whole tree in a network namespace with only loopback (Linux, "
                         "unprivileged user namespaces); exit 2 where there is none")  # fmt: skip
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--deadline", type=float, metavar="SECONDS", help="seconds from now")
-    group.add_argument("--deadline-epoch", type=float, metavar="T", help="a Unix time")
+    group.add_argument("--deadline", type=seconds, metavar="SECONDS", help="seconds from now")
+    group.add_argument("--deadline-epoch", type=seconds, metavar="T", help="a Unix time")
     parser.add_argument("--isolate-files", action="store_true",
                         help="each test file in its own pytest process")  # fmt: skip
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                        help="files at a time with --isolate-files (default: CPUs)")  # fmt: skip
-    parser.add_argument("--file-timeout", type=float, metavar="S", help="seconds per file")
-    parser.add_argument("--retries", type=int, default=0, help="reruns of a failing file")
+    add_jobs(parser, "files' pytest runs with --isolate-files", cpus(), "CPUs")
+    parser.add_argument("--file-timeout", type=seconds, metavar="S",
+                        help="end a file's pytest run after S seconds, with its whole process "
+                        "tree")  # fmt: skip
+    parser.add_argument("--retries", type=count(0), default=0, metavar="N",
+                        help="reruns of a failing file (default 0)")  # fmt: skip
     parser.add_argument("--strict-flaky", action="store_true",
                         help="a file that passed only on a retry fails the run")  # fmt: skip
     parser.add_argument("--no-fork-server", action="store_true",
@@ -75,8 +76,6 @@ def _running(metrics: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.retries < 0 or args.jobs < 1:
-        raise UsageError("truegreen run: --retries must be >= 0 and -j >= 1")
     if args.offline:
         offline.enter()  # first: before any thread, child or temporary directory
     home = tempfile.mkdtemp(prefix="truegreen-run-home-")

@@ -17,9 +17,23 @@ from truegreen.core.shards import assign_by_digest, assign_by_duration, plan, un
 from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
-  pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/   # in each CI job
-  truegreen shards verify manifests/ --count 4                  # in the job that gates the merge
-  truegreen shards plan --count 4 --mode duration --durations .test_durations -- tests/
+  # in each CI job
+  pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/
+  # in the job that gates the merge
+  truegreen shards verify manifests/ --count 4
+  truegreen shards plan --count 4 --mode duration --durations .test_durations \\
+      -- tests/
+"""
+VERIFY_EXAMPLE = """\
+  # in each CI job
+  pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/
+  # in the job that gates the merge
+  truegreen shards verify manifests/ --count 4
+"""
+PLAN_EXAMPLE = """\
+  truegreen shards plan --count 4 -- tests/
+  truegreen shards plan --count 4 --mode duration --durations .test_durations \\
+      -- tests/
 """
 
 
@@ -36,12 +50,33 @@ def add_parser(verbs: Any) -> None:
         example=EXAMPLE,
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    check = sub.add_parser("verify", help="check the manifests of every shard of a run")
+    check = add_verb(
+        sub,
+        "verify",
+        summary="check the manifests of every shard of a run",
+        description="Read every shard-K-of-N.json in DIR (written by pytest "
+        "--truegreen-manifest=DIR in each shard's job) and check, one line each: all N shards "
+        "present; each ran to the end; the same tests collected everywhere; the same selection "
+        "everywhere; no test in two shards; every selected test in a shard; no unit split; every "
+        "shard green; every must-run test passed somewhere.\n\nExit 0 when every check holds, 1 "
+        "when one does not, 2 for a manifest that cannot be read or a directory without any.",
+        example=VERIFY_EXAMPLE,
+    )
     check.add_argument("directory", type=Path, metavar="DIR")
     check.add_argument("--count", type=int, default=None, help="the number of shards expected")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=run_verify)
-    preview = sub.add_parser("plan", help="show the split without running tests")
+    preview = add_verb(
+        sub,
+        "plan",
+        summary="show the split without running tests",
+        description="Collect the tests with the given pytest arguments, run none of them, and "
+        "print each shard's tests and predicted seconds, the floor a split cannot beat and the "
+        "largest unit (tests that must stay together). --mode duration balances by the "
+        "durations file (pytest-split's .test_durations format); digest, the default, assigns "
+        "by a stable hash of each unit, so adding a test moves few others.",
+        example=PLAN_EXAMPLE,
+    )
     preview.add_argument("--count", type=int, required=True, help="the number of shards")
     preview.add_argument("--mode", choices=("digest", "duration"), default=None)
     preview.add_argument("--durations", default=None, metavar="FILE")

@@ -1,10 +1,9 @@
 """The version of every JSON document truegreen prints or keeps, one constant per kind.
 
 Writers write the constant named here and readers compare with it; docs/formats.md's table
-is generated from :data:`DOCUMENTS`. Most documents key their version ``"format"``; the
-event stream keys it ``"v"`` (its version lives with its schema, in core/events.py) and the
-audit's JSON ``"version"``. The keys stay as released: renaming one would break every
-reader for no gain.
+is generated from :data:`DOCUMENTS`. Every document keys its version ``"format"`` but the
+event stream, which keys it ``"v"`` (its version lives with its schema, in core/events.py).
+The keys stay as released: renaming one would break every reader for no gain.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 from truegreen.core import events
 
 FORMAT_KEY = "format"
-AUDIT_KEY = "version"
 
 SHARD_MANIFEST = 1
 SHARDS_VERIFY = 1
@@ -47,5 +45,5 @@ DOCUMENTS: tuple[tuple[str, str, int], ...] = (
     ("`truegreen platforms --format json`", FORMAT_KEY, PLATFORMS),
     ("`truegreen docs-check --format json`", FORMAT_KEY, DOCS_CHECK),
     ("`truegreen collect-gate --format json`", FORMAT_KEY, COLLECT_GATE),
-    ("`truegreen audit --format json` and `--list-rules --format json`", AUDIT_KEY, AUDIT),
+    ("`truegreen audit --format json` and `--list-rules --format json`", FORMAT_KEY, AUDIT),
 )  # fmt: skip

@@ -139,6 +139,11 @@ def load_dir(directory: Path) -> dict[int, Manifest]:
         if manifest.k in found:
             raise DataError(f"{path}: shard {manifest.k} appears twice, with different N")
         found[manifest.k] = manifest
+    if not found:
+        raise DataError(
+            f"{directory}: expected shard manifests (shard-K-of-N.json, written by "
+            "pytest --truegreen-manifest=DIR), found none"
+        )
     return found
 
 
@@ -170,12 +175,11 @@ def _listed(values: Sequence[object]) -> str:
 def all_present(run: Run) -> Check:
     missing = [k for k in range(1, run.n + 1) if k not in run.shards]
     stray = sorted(k for k, m in run.shards.items() if m.n != run.n or k > run.n)
-    detail = "no manifest found" if not run.shards else "; ".join(filter(None, [
+    detail = "; ".join(filter(None, [
         f"missing shard {_listed(missing)}" if missing else "",
         f"shard {_listed(stray)} is not one of {run.n}" if stray else "",
     ]))  # fmt: skip
-    return Check(f"all {run.n} shards present", bool(run.shards) and not missing and not stray,
-                 detail)  # fmt: skip
+    return Check(f"all {run.n} shards present", not missing and not stray, detail)
 
 
 def ran_to_the_end(run: Run) -> Check:
@@ -276,8 +280,8 @@ CHECKS: tuple[Callable[[Run], Check], ...] = (
 
 
 def verify(shards: Mapping[int, Manifest], count: Optional[int] = None) -> list[Check]:
-    """Every check, in order; the run is proven when all hold."""
-    n = count if count is not None else max((m.n for m in shards.values()), default=0)
+    """Every check, in order; the run is proven when all hold. ``shards`` is never empty:
+    :func:`load_dir` refuses a directory without manifests."""
+    n = count if count is not None else max(m.n for m in shards.values())
     run = Run(shards, n)
-    first = all_present(run)
-    return [first, *(check(run) for check in CHECKS)] if shards else [first]
+    return [all_present(run), *(check(run) for check in CHECKS)]

@@ -172,14 +172,15 @@ def _seal_process(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
-    """Reject a bad configuration before the session starts: one line, exit status 2."""
+    """Reject a bad configuration before the session starts: one line, and pytest's own status
+    for a usage error (4), not the command's 2, which pytest means as "interrupted"."""
     if config.getoption("help") or config.getoption("version"):
         return None
     try:
         _load(config)
     except TruegreenError as exc:
         sys.stderr.write(f"ERROR: truegreen: {exc}\n")
-        return exc.exit_status
+        return pytest.ExitCode.USAGE_ERROR
     return None
 
 

@@ -406,7 +406,7 @@ class HermeticPlugin:
                 pytest.exit(
                     f"truegreen: {where}: reset-caches: expected an importable callable, "
                     f"found {ref!r} ({type(exc).__name__}: {exc})",
-                    returncode=2,
+                    returncode=pytest.ExitCode.USAGE_ERROR,
                 )
             self.resetters.append(reset)
 

@@ -5,6 +5,7 @@ import io
 import json
 import os
 import re
+import shutil
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,23 @@ class TestInUnittestStyle(unittest.TestCase):
         self.assertTrue(text.count("def ") > 3)
 
 
+def test_writes_a_file_then_reads_the_project_source():
+    target = ROOT / "src" / "app" / "spawn.py"
+    out = ROOT / "build" / "spawn.py"
+    out.write_text("x = 1\n")
+    assert "spawn" in target.read_text()  # expect: TG101
+
+
+def test_unpacks_the_project_roots():
+    (src, _) = (ROOT / "src", ROOT / "tests")
+    assert "def" in (src / "app" / "spawn.py").read_text()  # expect: TG101
+
+
+def test_changes_into_the_project_before_reading(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert "spawn" in Path("src/app/spawn.py").read_text()  # expect: TG101
+
+
 def test_a_membership_check_outside_an_assert():
     text = SPAWN.read_text()  # expect: TG101
     if "CREATE_NO_WINDOW" not in text:
@@ -217,6 +235,45 @@ def test_compares_the_generated_inits_of_classes_a_factory_built():
 def test_reads_the_generated_init_of_a_dataclass_it_builds():
     Point = dataclasses.make_dataclass("Point", ["x"])
     assert "self.x = x" in inspect.getsource(Point.__init__)
+
+
+def test_reads_back_what_the_code_under_test_wrote(tmp_path):
+    shutil.unpack_archive(SDIST, tmp_path / "src")
+    (srcdir,) = (tmp_path / "src").iterdir()
+    init: Path = Path("src", "pkg", "__init__.py")
+    assert "__version__" in (srcdir / init).read_text()
+
+
+def test_reads_back_every_unpacked_module(tmp_path):
+    for wheel, info in unpack_all(tmp_path):
+        assert "import" in (wheel / "pkg" / "_version.py").read_text()
+
+
+def test_reads_back_a_file_it_wrote_in_a_workspace():
+    with cache_dir() as workspace:
+        path = (workspace / "file.py").resolve()
+        path.write_text("print('hello')")
+        invoke_formatter([str(path)])
+        assert path.read_text() == 'print("hello")\n'
+
+
+def test_reads_back_a_file_it_copied():
+    copy = workspace_copy()
+    shutil.copy(SPAWN, copy)
+    assert "spawn" in copy.read_text()
+
+
+def test_reads_a_relative_path_after_changing_into_tmp_path(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    run_generator()
+    assert "x = 1" in Path("generated/module.py").read_text()
+
+
+def test_reads_a_relative_path_in_an_isolated_filesystem(runner):
+    with runner.isolated_filesystem():
+        runner.invoke(cli, ["init"])
+        with open("setup.py") as handle:
+            assert "setup(" in handle.read()
 
 
 def helper():

@@ -253,3 +253,52 @@ class ReportCase(unittest.TestCase):
 
 def helper_named_test_like():
     build_report()
+
+
+def test_imports_a_module():
+    """The module imports."""
+    import json  # noqa: F401
+    from os import path  # noqa: F401
+
+
+def test_imports_and_calls():  # expect: TG105
+    import json
+
+    json.dumps({})
+
+
+def test_accesses_an_attribute():
+    pytest.mark.skipif
+
+
+def test_gets_attributes_by_name(names):
+    for name in names:
+        getattr(pytest, name)
+
+
+def test_gets_an_attribute_with_a_default(name):  # expect: TG105
+    getattr(pytest, name, None)
+
+
+def test_turns_warnings_into_errors():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        emit()
+
+
+def test_filters_warnings_by_keyword():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings(action="error", category=DeprecationWarning)
+        emit()
+
+
+def test_ignores_warnings():  # expect: TG105
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        emit()

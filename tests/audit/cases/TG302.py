@@ -65,5 +65,26 @@ def test_marked_the_right_way():
     pass
 
 
+@pytest.mark.platforms("windows")
+@pytest.mark.skipif(sys.platform != "win32", reason="and right without truegreen")
+def test_marked_with_the_skipif_beside_it():
+    pass
+
+
+@pytest.mark.platforms("posix")
+class TestMarkedClass:
+    @pytest.mark.skipif(os.name == "nt", reason="POSIX only")
+    def test_in_a_marked_class(self):
+        pass
+
+
+class TestClassWithPytestmark:
+    pytestmark = [pytest.mark.platforms("macos")]
+
+    @pytest.mark.skipif(sys.platform != "darwin", reason="macOS only")
+    def test_in_a_class_with_the_marker(self):
+        pass
+
+
 def test_reads_the_platform_in_the_body():
     assert sys.platform

@@ -95,3 +95,31 @@ def test_it_leaves_methods_of_other_classes_alone() -> None:
     method = "    def test_it(self):\n        print(1)\n"
     assert flagged("class TestIt:\n" + method) != []  # premise
     assert flagged("class Helper:\n" + method) == []
+
+
+def test_it_counts_a_test_of_nothing_but_imports_as_a_check() -> None:
+    """An ImportError fails it: the import is what it checks.
+
+    Ablation: replace `_imports_only(test.node)` with `False` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    assert flagged("def test_it():\n    import json\n    json.dumps(1)\n") != []  # premise
+    assert flagged('def test_it():\n    """Imports."""\n    import json\n') == []
+
+
+def test_it_counts_an_attribute_access_statement_as_a_check() -> None:
+    """An AttributeError fails it: the attribute existing is what it checks.
+
+    Ablation: replace `looks_up(node.value)` with `False` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    assert flagged("def test_it(app):\n    getattr(app, 'run', None)\n") != []  # premise
+    assert flagged("def test_it(app):\n    app.run\n") == []
+    assert flagged("def test_it(app):\n    getattr(app, 'run')\n") == []
+
+
+def test_it_counts_warnings_turned_into_errors_as_a_check() -> None:
+    """Ablation: replace `_action(node) == "error"` with `False` in
+    `src/truegreen/audit/asserting.py`."""
+    run = "import warnings\n\n\ndef test_it():\n    warnings.simplefilter({})\n    emit()\n"
+    assert flagged(run.format("'ignore'")) != []  # premise
+    assert flagged(run.format("'error'")) == []
+    assert flagged(run.format("action='error'")) == []

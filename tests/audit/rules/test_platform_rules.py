@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def test_skipif_platform_suggests_the_marker_that_runs_where_the_test_did(
         "def test_x(): pass\n"
     )
     [message] = messages(source, SkipifPlatform, Project(tmp_path))
-    assert f"use @pytest.mark.platforms({spec})" in message
+    assert f"add @pytest.mark.platforms({spec})" in message
 
 
 def test_skipif_unless_inverts_the_suggestion(tmp_path: Path) -> None:
@@ -117,3 +118,89 @@ def test_setenv_platform_dir_is_silent_in_platformdirs_itself(tmp_path: Path) ->
     (root / "src" / "platformdirs" / "unix.py").write_text("from platformdirs.api import Base\n")
     itself = Project(root, packages=frozenset({"platformdirs"}), source_roots=(root / "src",))
     assert audit_file(itself, test_file, SetenvPlatformDir) == []
+
+
+WINDOWS_ONLY = (
+    "import sys, pytest\n"
+    "@pytest.mark.skipif(sys.platform != 'win32', reason='Windows only')\n"
+    "def test_x(): pass\n"
+)
+
+
+def test_skipif_platform_says_where_the_test_runs_not_that_it_runs_nowhere(
+    tmp_path: Path,
+) -> None:
+    [message] = messages(WINDOWS_ONLY, SkipifPlatform, Project(tmp_path))
+    assert "runs the test only on windows (nowhere, if none of your lanes is windows)" in message
+    assert "no OS lane" not in message
+
+
+def test_skipif_platform_tells_to_register_the_marker_where_pytest_reads_its_config(
+    tmp_path: Path,
+) -> None:
+    project = Project(tmp_path, pytest_config_file=tmp_path / "tox.ini")
+    [message] = messages(WINDOWS_ONLY, SkipifPlatform, project)
+    assert 'register it in tox.ini (markers: "platforms: the hosts a test runs on")' in message
+
+
+def test_skipif_platform_leaves_out_the_registration_when_the_marker_is_registered(
+    tmp_path: Path,
+) -> None:
+    """A project that registers `platforms` itself is not told to.
+
+    Ablation: replace `entries(self.ctx.project.pytest_options.get("markers"))` with `[]` in
+    `src/truegreen/audit/rules/skipif_platform.py`."""
+    registered = Project(tmp_path, pytest_options={"markers": "slow\nplatforms(*specs): hosts"})
+    [unregistered] = messages(WINDOWS_ONLY, SkipifPlatform, Project(tmp_path))
+    assert "register it" in unregistered  # premise: the advice is there by default
+    [message] = messages(WINDOWS_ONLY, SkipifPlatform, registered)
+    assert "register" not in message
+
+
+def test_skipif_platform_accepts_a_skipif_beside_the_marker(tmp_path: Path) -> None:
+    """The marker tells the lanes; the skipif keeps runs without truegreen right.
+
+    Ablation: replace `host is None or self._beside_the_marker()` with `host is None` in
+    `src/truegreen/audit/rules/skipif_platform.py`."""
+    source = WINDOWS_ONLY.replace("@pytest", "@pytest.mark.platforms('windows')\n@pytest", 1)
+    assert len(messages(WINDOWS_ONLY, SkipifPlatform, Project(tmp_path))) == 1  # premise
+    assert messages(source, SkipifPlatform, Project(tmp_path)) == []
+
+
+def test_skipif_platform_accepts_a_skipif_under_a_module_marker(tmp_path: Path) -> None:
+    """A module's `pytestmark` marker reaches every test in it.
+
+    Ablation: replace `self._marks(self.ctx.tree.body)` with `False` in
+    `src/truegreen/audit/rules/skipif_platform.py`."""
+    source = "pytestmark = pytest.mark.platforms('windows')\n" + WINDOWS_ONLY
+    assert len(messages(WINDOWS_ONLY, SkipifPlatform, Project(tmp_path))) == 1  # premise
+    assert messages(source, SkipifPlatform, Project(tmp_path)) == []
+
+
+ADVICE_FOLLOWED = """
+import sys
+
+import pytest
+
+
+@pytest.mark.platforms("windows")
+@pytest.mark.skipif(sys.platform != "win32", reason="Windows only")
+def test_detach_flags():
+    pass
+"""
+
+
+def test_the_advice_keeps_a_strict_markers_suite_collecting_without_truegreen(
+    pytester: pytest.Pytester,
+) -> None:
+    """Following TG302's advice (the marker, registered as it says) keeps
+    `pytest -p no:truegreen --strict-markers` collecting; without the registration it does not.
+    """
+    pytester.makepyfile(test_win=ADVICE_FOLLOWED)
+    bare = pytester.runpytest_subprocess("-p", "no:truegreen", "--strict-markers")
+    assert bare.ret == pytest.ExitCode.INTERRUPTED  # premise: an unregistered marker errors
+    bare.stdout.fnmatch_lines(["*'platforms' not found in `markers` configuration option*"])
+    pytester.makeini("[pytest]\nmarkers =\n    platforms: the hosts a test runs on\n")
+    registered = pytester.runpytest_subprocess("-p", "no:truegreen", "--strict-markers")
+    outcome = {"passed": 1} if sys.platform == "win32" else {"skipped": 1}
+    registered.assert_outcomes(**outcome)

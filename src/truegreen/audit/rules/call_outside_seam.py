@@ -96,6 +96,7 @@ class CallOutsideSeam(Rule):
 
     code = "TG601"
     name = "call-outside-seam"
+    severity = "warning"
     default = False
     kinds = frozenset({"source"})
     nodes = (

@@ -104,6 +104,7 @@ class DeprecationPosture(Rule):
 
     code = "TG405"
     name = "deprecation-posture"
+    severity = "warning"
     default = False
     kinds = frozenset()
 

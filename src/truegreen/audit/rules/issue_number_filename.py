@@ -69,6 +69,7 @@ class IssueNumberFilename(Rule):
 
     code = "TG501"
     name = "issue-number-filename"
+    severity = "note"
     kinds = frozenset({"test"})
 
     def begin(self) -> Iterator[Finding]:

@@ -85,6 +85,7 @@ class MirrorMissing(Rule):
 
     code = "TG502"
     name = "mirror-missing"
+    severity = "note"
     default = False
     kinds = frozenset()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from truegreen.audit.asserting import OUTCOMES, Function, Resolver, Summary
+from truegreen.audit.asserting import OUTCOMES, Function, Resolver, Summary, looks_up
 from truegreen.audit.base import Finding, Rule
 
 Findings = Sequence[Finding]
@@ -30,6 +30,11 @@ class NoAssertion(Rule):
     functions of modules the test imports that live beside it or under the project root.
     A fixture the test requests (by parameter or `usefixtures`) that asserts counts too.
     Tests in `Test*` classes and `unittest.TestCase` subclasses are checked.
+
+    Three checks that fail by raising count as well: a test whose body is nothing but
+    imports (the modules import), an attribute access or `getattr(obj, "name")` written as
+    a statement (the attribute exists), and `warnings.simplefilter("error")` or
+    `warnings.filterwarnings("error", ...)` (a warning fails the test).
 
     ## Why is this bad?
     A test with no assertion passes whenever its code does not raise: it stays green when
@@ -70,6 +75,7 @@ class NoAssertion(Rule):
         ast.Assert,
         ast.Raise,
         ast.Call,
+        ast.Expr,
     )
 
     def begin(self) -> Iterator[Finding]:
@@ -101,6 +107,13 @@ class NoAssertion(Rule):
         self.summary.call(self.ctx, node)
         return ()
 
+    def visit_Expr(self, node: ast.Expr) -> Findings:
+        # `module.name` or `getattr(obj, "name")` as a statement, its value dropped: a check
+        # that the attribute exists (AttributeError fails the test).
+        if looks_up(node.value):
+            self.summary.mark(self.ctx)
+        return ()
+
     def end(self) -> Iterator[Finding]:
         resolver = Resolver(self.ctx.project)
         test_classes = self._test_classes()
@@ -111,7 +124,11 @@ class NoAssertion(Rule):
         )
         tests = [f for f in tests if f.fixture is None]
         for test in sorted(tests, key=lambda f: f.node.lineno):
-            if not self._concludes(test) and not resolver.asserts(self.summary, test):
+            if (
+                not self._concludes(test)
+                and not _imports_only(test.node)
+                and not resolver.asserts(self.summary, test)
+            ):
                 yield self.finding(
                     test.node,
                     f"{test.node.name} asserts nothing: assert the outcome it is named for "
@@ -151,3 +168,12 @@ class NoAssertion(Rule):
             ):
                 return True
         return False
+
+
+def _imports_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A test of nothing but imports (a docstring aside) checks that they import: an
+    ImportError fails it."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return bool(body) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body)

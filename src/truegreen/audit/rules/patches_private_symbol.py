@@ -46,6 +46,7 @@ class PatchesPrivateSymbol(Rule):
 
     code = "TG202"
     name = "patches-private-symbol"
+    severity = "warning"
     triggers = ("patch", "setattr", "delattr")  # without one, the file has nothing to find
     nodes = (ast.Call,)
     calls = patches.CALLEES

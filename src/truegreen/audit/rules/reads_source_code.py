@@ -25,6 +25,14 @@ SAME_PATH = frozenset({"resolve", "absolute", "expanduser"})
 # (attrs' make_class compiles an __init__), never a file of the project.
 CLASS_FACTORIES = frozenset({"make_class", "make_dataclass", "namedtuple", "NamedTuple",
                              "new_class"})  # fmt: skip
+# Calls on a path that write the file it names: what the test reads back from it afterwards
+# is what the test or the code under test wrote, not the project's source.
+WRITERS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to"})
+COPIES = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move"})
+# Calls that move the working directory for the rest of the test: a relative path after one
+# into a directory the test made (``monkeypatch.chdir(tmp_path)``) names a file there.
+CHDIRS = frozenset({"chdir", "as_cwd", "isolated_filesystem"})
+EFFECTS = frozenset(n.rsplit(".", 1)[-1] for n in OPENERS | COPIES)
 
 
 @dataclass(frozen=True)
@@ -73,10 +81,16 @@ class ReadsSourceCode(Rule):
     ## Known problems
     Paths and text are followed through names assigned in the same function or at module
     level, `with ... as`, `/`, `Path(...)`, `os.path.join`, `with_suffix`, `joinpath`,
-    `.parent` and `glob`/`rglob` loops; a path built by a helper function is not. Paths built
-    from a parameter or fixture (`tmp_path`, a generated project) are taken to be files the
-    test wrote and stay silent, as do files opened for writing and source that is only run,
-    compiled or handed to other code. `inspect.getsource` of a class or function the test
+    `.parent` and `glob`/`rglob` loops; a path built by a helper function is not. A `.py` file
+    the test or the code under test wrote stays silent: a path built from a parameter or
+    fixture (`tmp_path`, `tmpdir`, `tmp_path_factory`, a workspace or output directory), from
+    `tempfile`, or from a name unpacked or looped over from such a path (`(src,) =
+    (tmp_path / "src").iterdir()`); a name the test wrote through earlier in the function
+    (`write_text`, `write_bytes`, `touch`, `open(..., "w")`, `shutil.copy` to it); and a
+    relative path after the test moved into a directory it made (`monkeypatch.chdir(tmp_path)`,
+    `os.chdir`, `contextlib.chdir`, `tmpdir.as_cwd()`, click's `isolated_filesystem()`). Files
+    opened for writing and source that is only run, compiled or handed to other code stay
+    silent too. `inspect.getsource` of a class or function the test
     defines itself (its own code, or code a library generated for it, such as attrs'
     `__init__`) stays silent, and so does one of a class the test builds with a class
     factory (`make_class`, `make_dataclass`, `namedtuple`, `NamedTuple`, `new_class`,
@@ -88,8 +102,9 @@ class ReadsSourceCode(Rule):
 
     code = "TG101"
     name = "reads-source-code"
-    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.For,
-             ast.With, ast.AsyncWith, ast.Assert, ast.Compare, ast.Call, ast.Return)  # fmt: skip
+    nodes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign,
+             ast.For, ast.With, ast.AsyncWith, ast.Assert, ast.Compare, ast.Call,
+             ast.Return)  # fmt: skip
     triggers = ("open", "read_text", "read_bytes", "getsource")
 
     def __init__(self, ctx: FileContext) -> None:
@@ -102,6 +117,8 @@ class ReadsSourceCode(Rule):
         # (id of the function, name) of classes and functions a test defines: their source is
         # the test's own, or code generated at run time (attrs' __init__), not the project's
         self.defined: set[tuple[int, str]] = set()
+        # ids of the functions that moved the working directory into a directory they made
+        self.moved: set[int] = set()
 
     # One method per node type (the engine calls each for its type alone). Source text used
     # where a test checks text: in an assert, an ``in`` comparison, a regex, a string search,
@@ -128,12 +145,31 @@ class ReadsSourceCode(Rule):
             self._bind(node.targets[0].id, node.value)
             if self.ctx.function is not None and self._builds_a_class(node.value):
                 self.defined.add((self._scope(), node.targets[0].id))
+        elif len(node.targets) == 1:
+            self._unpack(node.targets[0], self.where(node.value))
+        return ()
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Findings:
+        if node.value is not None and isinstance(node.target, ast.Name):
+            self._bind(node.target.id, node.value)
         return ()
 
     def visit_For(self, node: ast.For) -> Findings:
         if isinstance(node.target, ast.Name):
             self.names[(self._scope(), node.target.id)] = self._iterated(node.iter)
+        else:
+            self._unpack(node.target, self._iterated(node.iter))
         return ()
+
+    def _unpack(self, target: ast.AST, where: Where) -> None:
+        """``(src,) = tmp_path.iterdir()``, ``wheel, info = unpack(dist, tmp_path)``: each name
+        is anchored as the value is, and no longer holds text or an open file."""
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                key = (self._scope(), node.id)
+                self.names[key] = Where(where.anchored, source=False)
+                self.handles.pop(key, None)
+                self.texts.pop(key, None)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> Findings:
         for item in node.items:
@@ -156,12 +192,33 @@ class ReadsSourceCode(Rule):
         return () if node.value is None else self._report([node.value])
 
     def visit_Call(self, node: ast.Call) -> Findings:
+        self._note_effects(node)
         if not self._checks_text(node.func):
             return ()
         candidates: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)]
         if isinstance(node.func, ast.Attribute):
             candidates.append(node.func.value)
         return self._report(candidates)
+
+    def _note_effects(self, node: ast.Call) -> None:
+        """A write to a path held by a name, or a move of the working directory into a
+        directory the test made: what is read there afterwards is no project source."""
+        func = node.func
+        written: Optional[ast.AST] = None
+        name = (self.ctx.qualname(func) or "") if self.ctx.may_name(func, EFFECTS) else ""
+        if name in OPENERS:
+            written = node.args[0] if node.args and self._writes(node, 1) else None
+        elif name in COPIES:
+            written = node.args[1] if len(node.args) > 1 else None
+        elif isinstance(func, ast.Attribute):
+            if func.attr in WRITERS or (func.attr == "open" and self._writes(node, 0)):
+                written = func.value
+            elif func.attr in CHDIRS and self.ctx.function is not None:
+                target = node.args[0] if node.args else func.value
+                if func.attr == "isolated_filesystem" or not self.where(target).anchored:
+                    self.moved.add(id(self.ctx.function))
+        if isinstance(written, ast.Name):
+            self.names[(self._scope(), written.id)] = GENERATED
 
     def _report(self, candidates: list[ast.AST]) -> Findings:
         """A finding for each candidate that holds source text not reported yet."""
@@ -277,7 +334,7 @@ class ReadsSourceCode(Rule):
     def where(self, node: ast.AST) -> Where:
         """Follow a path expression to what it names."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return Where(anchored=True, source=node.value.endswith(SOURCE_SUFFIXES))
+            return Where(self._anchored(node.value), source=node.value.endswith(SOURCE_SUFFIXES))
         if isinstance(node, ast.JoinedStr):
             last = node.values[-1] if node.values else None
             first = self.where(node.values[0]) if node.values else UNKNOWN
@@ -298,6 +355,14 @@ class ReadsSourceCode(Rule):
         if isinstance(node, ast.Call):
             return self._called(node)
         return UNKNOWN
+
+    def _anchored(self, text: str) -> bool:
+        """A literal path is the project's unless it is relative and the test moved the
+        working directory into a directory it made."""
+        function = self.ctx.function
+        if function is None or id(function) not in self.moved:
+            return True
+        return text.startswith(("/", "\\")) or (len(text) > 1 and text[1] == ":")
 
     def _called(self, node: ast.Call) -> Where:
         name = self._name(node.func)
@@ -334,7 +399,8 @@ class ReadsSourceCode(Rule):
             return Where(self.where(node.func.value).anchored, self.where(node.args[0]).source)
         if isinstance(node, ast.Call) and self.ctx.qualname(node.func) in ("sorted", "list"):
             return self._iterated(node.args[0]) if node.args else UNKNOWN
-        return UNKNOWN
+        # the items of anything built from a fixture or parameter (unpack(tmp_path)) are too
+        return UNKNOWN if self.where(node).anchored else GENERATED
 
     def _name(self, func: ast.AST) -> str:
         """The dotted name of a callee this rule knows, or "" (cheaply, for the rest)."""
