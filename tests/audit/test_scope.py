@@ -233,7 +233,10 @@ def test_a_broken_file_a_test_imports_is_still_a_syntax_error(tmp_path: Path) ->
 
     Ablation: replace `_Imports(project, pending).follow(sorted(audited))` with `set()` in
     `src/truegreen/audit/scope.py`."""
-    test = "import helpers\nfrom pkg import shared\n\n\ndef test_ok():\n    assert helpers\n"
+    test = (
+        "import helpers as h, json\nfrom pkg import (\n    shared,\n    other as o,\n)\n\n\n"
+        "def test_ok():\n    assert h\n"
+    )
     root = make(tmp_path, {
         "pytest.ini": "[pytest]\n",
         "conftest.py": 'pytest_plugins = ["tests.plugin"]\n',
@@ -242,6 +245,7 @@ def test_a_broken_file_a_test_imports_is_still_a_syntax_error(tmp_path: Path) ->
         "tests/pkg/__init__.py": "from .inner import thing\n",
         "tests/pkg/inner.py": BROKEN,
         "tests/pkg/shared.py": BROKEN,
+        "tests/pkg/other.py": BROKEN,
         "tests/plugin.py": BROKEN,
         "tests/data/unused.py": BROKEN,
     })  # fmt: skip
@@ -249,6 +253,7 @@ def test_a_broken_file_a_test_imports_is_still_a_syntax_error(tmp_path: Path) ->
     assert [f"{f.path} {f.code}" for f in result.findings] == [
         "tests/helpers.py TG000",
         "tests/pkg/inner.py TG000",
+        "tests/pkg/other.py TG000",
         "tests/pkg/shared.py TG000",
         "tests/plugin.py TG000",
     ]

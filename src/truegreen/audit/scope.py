@@ -8,8 +8,8 @@ it: a syntax error there breaks no test run.
 
 from __future__ import annotations
 
-import ast
 import glob
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,32 +96,48 @@ def _inits(path: Path) -> Iterator[Path]:
         directory = directory.parent
 
 
-def _imported_names(tree: ast.Module, path: Path) -> Iterator[tuple[Optional[Path], str]]:
+# Import statements read from the text, not the tree: a parse of every audited file would
+# cost a third of the audit again. A match inside a string only makes the audit read more.
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)"
+    r"|import[ \t]+([^\n#;]*))",
+    re.MULTILINE,
+)
+_PLUGINS = re.compile(r"^pytest_plugins\s*=\s*(\[[^\]]*\]|\([^)]*\)|[^\n]*)", re.MULTILINE)
+_STRING = re.compile(r"[\"']([\w.]+)[\"']")
+
+
+def _names(listed: str) -> Iterator[str]:
+    """The names of ``a, b as c`` or ``(a,\n b)``: ``a``, ``b``."""
+    for part in listed.strip().strip("()\\").split(","):
+        words = part.split()
+        if words and words[0] != "*":
+            yield words[0]
+
+
+def _imported_names(text: str, path: Path) -> Iterator[tuple[Optional[Path], str]]:
     """(a package directory a relative import starts from, or None, dotted name) for every
     module an import may load, ``pytest_plugins`` strings included."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield None, alias.name
-        elif isinstance(node, ast.ImportFrom):
-            start: Optional[Path] = None
-            if node.level:
-                start = path.parent
-                for _ in range(node.level - 1):
-                    start = start.parent
-            module = node.module or ""
-            for alias in node.names:
-                yield start, f"{module}.{alias.name}" if module else alias.name
-            if module:
-                yield start, module
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
-        ):
-            value = node.value
-            values = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
-            for item in values:
-                if isinstance(item, ast.Constant) and isinstance(item.value, str):
-                    yield None, item.value
+    for match in _IMPORT.finditer(text):
+        origin, names, modules = match.groups()
+        if modules is not None:
+            for name in _names(modules):
+                yield None, name
+            continue
+        level = len(origin) - len(origin.lstrip("."))
+        module = origin[level:]
+        start: Optional[Path] = None
+        if level:
+            start = path.parent
+            for _ in range(level - 1):
+                start = start.parent
+        for name in _names(names):
+            yield start, f"{module}.{name}" if module else name
+        if module:
+            yield start, module
+    for match in _PLUGINS.finditer(text):
+        for name in _STRING.findall(match.group(1)):
+            yield None, name
 
 
 def _candidates(base: Path, dotted: str) -> Iterator[Path]:
@@ -144,8 +160,6 @@ class _Imports:
         self.pending = pending
         self.bases = [project.root, *project.source_roots]
         self.bases += [project.root / p for p in project.naming.pythonpath]
-        # a file's text must name one of these for it to import a pending file
-        self.words = {p.parent.name if p.name == "__init__.py" else p.stem for p in pending}
 
     def follow(self, start: Iterable[Path]) -> set[Path]:
         """Every pending file the files of ``start`` import, directly or not."""
@@ -162,17 +176,11 @@ class _Imports:
 
     def _imports(self, path: Path) -> Iterator[Path]:
         try:
-            data = path.read_bytes()
+            text = path.read_bytes().decode("utf-8", "replace")
         except OSError:
             return
-        if not any(word.encode() in data for word in self.words):
-            return
-        try:
-            tree = ast.parse(data, filename=str(path))
-        except (SyntaxError, ValueError):
-            return
         bases = [_basedir(path), *self.bases]
-        for start, dotted in _imported_names(tree, path):
+        for start, dotted in _imported_names(text, path):
             for base in [start] if start is not None else bases:
                 yield from _candidates(base, dotted)
 
