@@ -183,7 +183,7 @@ def test_testpaths_bound_what_a_bare_audit_reads(tmp_path: Path) -> None:
 
 
 def test_norecursedirs_are_not_walked_into(tmp_path: Path) -> None:
-    """Ablation: replace `naming.norecurse(below)` with `False` in
+    """Ablation: replace `self.naming.norecurse(path)` with `False` in
     `src/truegreen/audit/scope.py`."""
     files = {"tests/test_a.py": CLEAN, "tests/snapshots/test_x.py": SLEEPS.format(name="test_w")}
     bare = make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files})
@@ -192,6 +192,34 @@ def test_norecursedirs_are_not_walked_into(tmp_path: Path) -> None:
     result = run(make(tmp_path / "configured", {"pytest.ini": ini, **files}))
     assert (result.findings, result.skipped) == ((), ("tests/snapshots/test_x.py",))
     assert "(under norecursedirs snapshots .*)" in result.skipped_line
+
+
+def test_collect_ignore_and_collect_ignore_glob_of_the_nearest_conftest(tmp_path: Path) -> None:
+    """pytest's own way to keep data out of collection: the lists a conftest sets, each entry
+    relative to its directory, from the nearest conftest that sets it.
+
+    Ablation: replace `ignored and path in {ignored[0] / entry for entry in ignored[1]}` with
+    `False` in `src/truegreen/audit/scope.py`."""
+    conftest = (
+        'collect_ignore = ["test_old.py"]\ncollect_ignore.append("legacy")\n'
+        'collect_ignore_glob = ["snapshots/*"]\n'
+    )
+    files = {"tests/test_a.py": CLEAN, "tests/test_old.py": BROKEN,
+             "tests/legacy/test_b.py": BROKEN, "tests/snapshots/test_c.py": BROKEN}  # fmt: skip
+    bare = run(make(tmp_path / "bare", {"pytest.ini": "[pytest]\n", **files}))
+    assert len(bare.findings) == 3  # premise: collected, and none of them parses
+    root = make(tmp_path / "ignoring", {"pytest.ini": "[pytest]\n", **files,
+                                        "tests/conftest.py": conftest})  # fmt: skip
+    result = run(root)
+    assert (result.findings, result.files) == ((), 2)
+    assert result.skipped == (
+        "tests/legacy/test_b.py",
+        "tests/snapshots/test_c.py",
+        "tests/test_old.py",
+    )
+    assert "(collect_ignore in tests/conftest.py; collect_ignore_glob in tests/conftest.py)" in (
+        result.skipped_line
+    )
 
 
 def test_invalid_python_kept_as_test_data_is_skipped_not_a_syntax_error(tmp_path: Path) -> None:
@@ -231,7 +259,7 @@ def test_a_broken_file_a_test_imports_is_still_a_syntax_error(tmp_path: Path) ->
     """What a collected file or a conftest imports runs under pytest: a helper module by
     its name, a package's module by a relative import, a plugin named in pytest_plugins.
 
-    Ablation: replace `_Imports(project, pending).follow(sorted(audited))` with `set()` in
+    Ablation: replace `_Imports(project, left).follow(sorted(audited))` with `set()` in
     `src/truegreen/audit/scope.py`."""
     test = (
         "import helpers as h, json\nfrom pkg import (\n    shared,\n    other as o,\n)\n\n\n"
@@ -266,7 +294,7 @@ def test_the_project_s_own_modules_are_audited_but_not_data_inside_a_package(
     """A module of the project's package is code whether a test imports it or not; a
     directory without ``__init__.py`` inside it holds data.
 
-    Ablation: replace `{p for p in pending if package_module(project, p)}` with `set()` in
+    Ablation: replace `{p for p in left if package_module(project, p)}` with `set()` in
     `src/truegreen/audit/scope.py`."""
     root = make(tmp_path, {
         "pyproject.toml": "[project]\nname = 'app'\n[tool.pytest.ini_options]\n",

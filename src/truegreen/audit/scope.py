@@ -8,6 +8,8 @@ it: a syntax error there breaks no test run.
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import glob
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -16,7 +18,6 @@ from pathlib import Path
 from typing import Optional
 
 from truegreen.audit.base import Project
-from truegreen.audit.naming import Naming
 
 SHOWN = 3  # skipped paths named in the report's line
 
@@ -42,24 +43,103 @@ def collection_args(project: Project, paths: Sequence[Path]) -> list[Path]:
     return found or [project.root]
 
 
-def _reached(naming: Naming, file: Path, args: Sequence[Path]) -> Optional[Path]:
-    """The argument pytest would reach ``file``'s directory from, walking down without
-    entering a ``norecursedirs`` directory; None when it never gets there."""
-    for arg in args:
-        if file == arg:
-            return arg
-        if arg not in file.parents:
+IGNORES = ("collect_ignore", "collect_ignore_glob")
+
+
+def _ignore_lists(path: Path) -> dict[str, list[str]]:
+    """A conftest's ``collect_ignore`` and ``collect_ignore_glob``, as far as its module-level
+    statements say without running it: assigned, extended or appended string literals. What
+    is set under a condition is left out (the audit then reads more, never less)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, list[str]] = {}
+    for node in tree.body:
+        target: Optional[ast.expr] = None
+        values: Optional[ast.expr] = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            target, values = targets[0], node.value
+            if isinstance(node, ast.Assign) and isinstance(target, ast.Name):
+                found.pop(target.id, None)
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr in ("append", "extend")
+            and len(node.value.args) == 1
+        ):
+            target, values = node.value.func.value, node.value.args[0]
+            if node.value.func.attr == "append":
+                values = ast.List(elts=[values], ctx=ast.Load())
+        if not (isinstance(target, ast.Name) and target.id in IGNORES):
             continue
-        below = file.parent
-        blocked = False
-        while below != arg:
-            if naming.norecurse(below):
-                blocked = True
-                break
-            below = below.parent
-        if not blocked:
-            return arg
-    return None
+        if isinstance(values, (ast.List, ast.Tuple)):
+            strings = [e.value for e in values.elts
+                       if isinstance(e, ast.Constant) and isinstance(e.value, str)]  # fmt: skip
+            found.setdefault(target.id, []).extend(strings)
+    return found
+
+
+class _Collection:
+    """How pytest walks down from its arguments: ``norecursedirs``, and the conftest files'
+    ``collect_ignore`` and ``collect_ignore_glob`` (each from the nearest conftest that sets
+    it, its entries relative to that conftest's directory)."""
+
+    def __init__(self, project: Project, args: Sequence[Path], conftests: Iterable[Path]):
+        self.project = project
+        self.naming = project.naming
+        self.args = args
+        self.ignores: dict[str, dict[Path, list[str]]] = {key: {} for key in IGNORES}
+        for conftest in conftests:
+            for key, values in _ignore_lists(conftest).items():
+                self.ignores[key][conftest.parent] = values
+
+    def _nearest(self, key: str, directory: Path) -> Optional[tuple[Path, list[str]]]:
+        setters = [d for d in self.ignores[key] if d == directory or d in directory.parents]
+        if not setters:
+            return None
+        deepest = max(setters, key=lambda d: len(d.parts))
+        return deepest, self.ignores[key][deepest]
+
+    def _blocked(self, path: Path, directory: bool) -> str:
+        """Why pytest does not collect ``path`` (a file, or a directory it would walk into);
+        empty when it does."""
+        ignored = self._nearest("collect_ignore", path.parent)
+        if ignored and path in {ignored[0] / entry for entry in ignored[1]}:
+            return f"collect_ignore in {self._show(ignored[0] / 'conftest.py')}"
+        globbed = self._nearest("collect_ignore_glob", path.parent)
+        if globbed and any(
+            fnmatch.fnmatch(str(path), str(globbed[0] / entry)) for entry in globbed[1]
+        ):
+            return f"collect_ignore_glob in {self._show(globbed[0] / 'conftest.py')}"
+        if directory and self.naming.norecurse(path):
+            return "under norecursedirs " + " ".join(self.naming.norecursedirs)
+        return ""
+
+    def _show(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def reach(self, file: Path) -> tuple[Optional[Path], str]:
+        """(the argument pytest reaches ``file`` from, or None; why it does not)."""
+        why = "outside testpaths " + " ".join(self.naming.testpaths)
+        for arg in self.args:
+            if file == arg:
+                return arg, ""
+            if arg not in file.parents:
+                continue
+            why = self._blocked(file, directory=False)
+            below = file.parent
+            while not why and below != arg:
+                why = self._blocked(below, directory=True)
+                below = below.parent
+            if not why:
+                return arg, ""
+        return None, why
 
 
 def package_module(project: Project, path: Path) -> bool:
@@ -191,51 +271,38 @@ def select(project: Project, walked: Sequence[Path], paths: Sequence[Path]) -> S
     naming = project.naming
     args = collection_args(project, paths)
     named = {p.resolve() for p in paths if p.is_file()}
+    above = {d / "conftest.py" for a in args for d in (a, *a.parents)
+             if d == project.root or project.root in d.parents}  # fmt: skip
+    conftests = {p for p in walked if p.name == "conftest.py"} | {p for p in above if p.is_file()}
+    collection = _Collection(project, args, sorted(conftests))
     audited: set[Path] = set()
-    pending: set[Path] = set()
+    pending: dict[Path, str] = {}
     for file in walked:
-        arg = _reached(naming, file, args)
+        arg, why = collection.reach(file)
         if file in named:
             audited.add(file)
         elif file.name == "conftest.py":
             # pytest loads the conftest files of every directory it walks and those above it
-            if arg is not None or any(file.parent in (a, *a.parents) for a in args):
+            if arg is not None or file in above:
                 audited.add(file)
             else:
-                pending.add(file)
+                pending[file] = why
         elif arg is not None and (
             naming.test_file(file)
             or (naming.doctest_modules and file.name not in ("setup.py", "__main__.py"))
         ):
             audited.add(file)
         else:
-            pending.add(file)
+            pending[file] = why or "not named as python_files " + " ".join(naming.files)
     # importing a module of a package runs the package's __init__.py files first
-    packages = {init for file in audited for init in _inits(file)}
-    audited |= packages & pending
-    pending -= packages
-    if pending:
-        audited |= _Imports(project, pending).follow(sorted(audited))
-        modules = {p for p in pending if package_module(project, p)}
-        pending -= modules
-        audited |= modules
-    return Scope(tuple(sorted(audited)), tuple(sorted(pending)), _reasons(project, pending, args))
-
-
-def _reasons(project: Project, skipped: Iterable[Path], args: Sequence[Path]) -> tuple[str, ...]:
-    naming = project.naming
-    reasons: list[str] = []
-    for file in skipped:
-        arg = _reached(naming, file, args)
-        if arg is None and not any(a in file.parents for a in args):
-            why = "outside testpaths " + " ".join(naming.testpaths)
-        elif arg is None:
-            why = "under norecursedirs " + " ".join(naming.norecursedirs)
-        else:
-            why = "not named as python_files " + " ".join(naming.files)
-        if why not in reasons:
-            reasons.append(why)
-    return tuple(reasons)
+    audited |= {init for file in audited for init in _inits(file)} & pending.keys()
+    left = set(pending) - audited
+    if left:
+        audited |= _Imports(project, left).follow(sorted(audited))
+        left -= {p for p in left if package_module(project, p)}
+        audited |= set(pending) - left
+    reasons = tuple(dict.fromkeys(pending[p] for p in sorted(left)))
+    return Scope(tuple(sorted(audited)), tuple(sorted(left)), reasons)
 
 
 def skipped_line(scope: Scope, relative: Sequence[str]) -> str:
