@@ -129,7 +129,7 @@ def test_hidden_directories_virtualenvs_and_build_output_are_never_audited(
 
 
 def test_a_file_or_directory_named_outright_is_audited_even_when_excluded(tmp_path: Path) -> None:
-    files = {"tests/fixtures/test_x.py": SLEEPS.format(comment="")}
+    files = {"tests/fixtures/test_x.py": SLEEPS.format(comment=""), "tests/test_y.py": ""}
     project = make(tmp_path, files, 'exclude = ["tests/fixtures"]')
     assert found(project) == []
     named = found(project, tmp_path / "tests" / "fixtures" / "test_x.py")

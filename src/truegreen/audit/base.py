@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Optional
 
-FileKind = str  # "test" (test_*.py, *_test.py), "conftest" (conftest.py), "source" (the rest)
+from truegreen.audit.naming import Naming
+
+FileKind = str  # "test" (named as python_files says), "conftest" (conftest.py), "source" (the rest)
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -59,6 +61,14 @@ class Project:
     _documents: dict[Path, dict[str, Any]] = field(default_factory=dict, repr=False)
     # what rules work out once per run about the whole project, under a key of their own
     facts: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def naming(self) -> Naming:
+        """pytest's naming options (python_files, python_classes, ...) from the configuration."""
+        found = self.facts.get("naming")
+        if found is None:
+            found = self.facts["naming"] = Naming.from_options(self.pytest_options)
+        return found
 
     def owns(self, dotted: str) -> bool:
         """Whether a dotted module or attribute path starts in one of the project's packages."""
@@ -121,7 +131,7 @@ class FileContext:
         name = path.name
         if name == "conftest.py":
             self.kind: FileKind = "conftest"
-        elif name.startswith("test_") or name.endswith("_test.py"):
+        elif project.naming.test_file(path):
             self.kind = "test"
         else:
             self.kind = "source"
@@ -194,17 +204,18 @@ class FileContext:
 
     @property
     def test_function(self) -> Optional[ast.FunctionDef | ast.AsyncFunctionDef]:
-        """The enclosing test: a ``test*`` function at module level or in a ``Test*`` class."""
+        """The enclosing test: a function at module level or in a class, named as
+        ``python_functions`` and ``python_classes`` say (``test*``, ``Test*`` by default)."""
         outer = [s for s in self.scopes if not isinstance(s, ast.Lambda)]
         if not outer:
             return None
-        first = outer[0]
+        first, naming = outer[0], self.project.naming
         if isinstance(first, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return first if first.name.startswith("test") else None
-        if isinstance(first, ast.ClassDef) and first.name.startswith("Test") and len(outer) > 1:
+            return first if naming.test_function(first.name) else None
+        if isinstance(first, ast.ClassDef) and naming.test_class(first.name) and len(outer) > 1:
             method = outer[1]
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return method if method.name.startswith("test") else None
+                return method if naming.test_function(method.name) else None
         return None
 
     def is_fixture(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import configparser
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional
+
+import iniconfig
 
 from truegreen.audit import registry, settings
 from truegreen.audit.base import Project
@@ -19,17 +21,24 @@ NOT_CODE = frozenset({"tests", "test", "testing", "docs", "doc", "build", "dist"
                       "benchmarks", "examples", "scripts", "tools", "site-packages"})  # fmt: skip
 
 
+# The files pytest takes its options from, in its order of precedence within one directory.
+CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml",
+                "tox.ini", "setup.cfg")  # fmt: skip
+
+
 def _ini_section(path: Path, section: str) -> Optional[dict[str, str]]:
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    """A section of an ini file, read with pytest's own parser (iniconfig): a value over
+    several lines is joined with newlines, comments are whole lines only."""
     try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError) as exc:
-        first = str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: expected a valid ini file, found {first}") from None
-    if not parser.has_section(section):
+        parsed = iniconfig.IniConfig(str(path))
+    except iniconfig.ParseError as exc:
+        where = f"{exc.msg} at line {exc.lineno + 1}"
+        raise ConfigError(f"{path}: expected a valid ini file, found {where}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: expected a readable UTF-8 ini file, found {exc}") from None
+    if section not in parsed:
         return None
-    return dict(parser.items(section))
+    return dict(parsed[section].items())
 
 
 def _pyproject_options(path: Path, read: Read) -> Optional[dict[str, Any]]:
@@ -46,29 +55,42 @@ def _pyproject_options(path: Path, read: Read) -> Optional[dict[str, Any]]:
     return options
 
 
+def _options(path: Path, read: Read) -> Optional[dict[str, Any]]:
+    """pytest's options in one of its configuration files, None when it holds none (a
+    ``pytest.ini`` or ``pytest.toml`` is pytest's even when empty)."""
+    name = path.name
+    if name.endswith("pytest.toml"):
+        table = read(path).get("pytest")
+        return dict(table) if isinstance(table, dict) else {}
+    if name.endswith("pytest.ini"):
+        return _ini_section(path, "pytest") or {}
+    if name == "pyproject.toml":
+        return _pyproject_options(path, read)
+    return _ini_section(path, "pytest" if name == "tox.ini" else "tool:pytest")
+
+
 def pytest_config(start: Path, read: Read = read_toml) -> tuple[Optional[Path], Mapping[str, Any]]:
-    """The file pytest would take its ini options from, walking up from ``start`` in pytest's
-    order (pytest.ini, .pytest.ini, pyproject.toml, tox.ini, setup.cfg), and the options."""
+    """The file pytest would take its options from, and the options: the first of
+    :data:`CONFIG_FILES` that holds them, walking up from ``start`` (pytest's
+    ``locate_config``, from the common ancestor of its arguments)."""
     for directory in (start, *start.parents):
-        for name in ("pytest.ini", ".pytest.ini"):
-            if (directory / name).is_file():
-                path = directory / name
-                return path, _ini_section(path, "pytest") or {}
-        candidates: tuple[tuple[str, Optional[str]], ...] = (
-            ("pyproject.toml", None),
-            ("tox.ini", "pytest"),
-            ("setup.cfg", "tool:pytest"),
-        )
-        for name, section in candidates:
+        for name in CONFIG_FILES:
             path = directory / name
-            if not path.is_file():
-                continue
-            found = (
-                _pyproject_options(path, read) if section is None else _ini_section(path, section)
-            )
-            if found is not None:
-                return path, found
+            if path.is_file():
+                found = _options(path, read)
+                if found is not None:
+                    return path, found
     return None, {}
+
+
+def common_ancestor(paths: Sequence[Path], cwd: Path) -> Path:
+    """The directory pytest starts its search for a configuration from: the deepest
+    directory holding every existing path given (the working directory without any)."""
+    found = [p.resolve() for p in paths if p.exists()]
+    if not found:
+        return cwd.resolve()
+    dirs = [p if p.is_dir() else p.parent for p in found]
+    return Path(os.path.commonpath(dirs))
 
 
 def _project_name(root: Path, read: Read) -> Optional[str]:
@@ -109,9 +131,10 @@ def layout(root: Path, read: Read = read_toml) -> tuple[frozenset[str], tuple[Pa
 
 
 def discover_project(start: Path) -> Project:
-    """The project ``start`` belongs to. Its root is where pytest finds its rootdir (the
-    directory of its ini options), else the nearest ``[tool.truegreen]`` table's, else the
-    nearest directory with a ``pyproject.toml`` or ``setup.py``, else ``start``."""
+    """The project ``start`` belongs to (``start``: the common ancestor of the paths audited,
+    :func:`common_ancestor`). Its root is where pytest finds its rootdir (the directory of
+    its options), else the nearest ``[tool.truegreen]`` table's, else the nearest directory
+    with a ``pyproject.toml``, else with a ``setup.py``, else ``start``."""
     start = start.resolve()
     if start.is_file():
         start = start.parent
@@ -125,8 +148,8 @@ def discover_project(start: Path) -> Project:
     elif table_file is not None:
         root = table_file.parent
     else:
-        marked = (d for d in (start, *start.parents)
-                  if (d / "pyproject.toml").is_file() or (d / "setup.py").is_file())  # fmt: skip
+        marked = (d for name in ("pyproject.toml", "setup.py")
+                  for d in (start, *start.parents) if (d / name).is_file())  # fmt: skip
         root = next(marked, start)
     audit: Any = table.get("audit", {})
     if not isinstance(audit, dict):

@@ -26,14 +26,17 @@ ANNOTATIONS = {"error": "error", "warning": "warning", "note": "notice"}
 def text(report: Report) -> str:
     """One line per finding, then the count by rule and the hint that shows more."""
     lines = [f"{f.path}:{f.line}:{f.col}: {f.code} {f.name} {f.message}" for f in report.findings]
+    skipped = [report.skipped_line] if report.skipped_line else []
     if not report.findings:
-        return f"no findings in {report.files} files ({len(report.rules)} rules)"
+        return "\n".join([f"no findings in {report.files} files ({len(report.rules)} rules)",
+                          *skipped])  # fmt: skip
     files = len({f.path for f in report.findings})
     count = len(report.findings)
     lines += ["", f"{count} finding{'s' * (count != 1)} in {files} file{'s' * (files != 1)}"
               f" ({report.files} audited)"]  # fmt: skip
     by_rule = Counter((f.code, f.name) for f in report.findings)
     lines += [f"  {n:>4}  {code} {name}" for (code, name), n in sorted(by_rule.items())]
+    lines += skipped
     first = report.findings[0].code
     lines += [f"What each rule means and what to do instead: truegreen audit --explain {first}"]
     return "\n".join(lines)

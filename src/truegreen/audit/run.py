@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from truegreen.audit import registry, settings, suppressions
+from truegreen.audit import registry, scope, settings, suppressions
 from truegreen.audit.base import Finding, Project, Rule
 from truegreen.audit.engine import check_source
 from truegreen.core.errors import UsageError
@@ -31,6 +31,8 @@ class Report:
     files: int
     rules: tuple[type[Rule], ...]
     root: Optional[Path] = None  # the project root the findings' paths are relative to
+    skipped: tuple[str, ...] = ()  # walked files pytest would neither collect nor import
+    skipped_line: str = ""  # how many were skipped and why, for the report
 
 
 def relative(project: Project, path: Path) -> str:
@@ -178,7 +180,30 @@ def audit(
         project.settings.get("select") if select is None else select,
         project.settings.get("ignore", ()) if ignore is None else ignore,
     )
-    files = python_files(project, list(paths) or [project.root])
+    walked = python_files(project, list(paths) or [project.root])
+    selected = scope.select(project, walked, paths)
+    files = selected.files
+    skipped = tuple(relative(project, p) for p in selected.skipped)
+    if not files:
+        raise UsageError(_nothing(project, paths, walked, selected))
+    line = scope.skipped_line(selected, skipped) if skipped else ""
     findings = [f for f in _all_findings(project, files, chosen) if not _file_ignored(project, f)]
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
-    return Report(tuple(findings), len(files), tuple(chosen), project.root)
+    return Report(tuple(findings), len(files), tuple(chosen), project.root, skipped, line)
+
+
+def _nothing(
+    project: Project, paths: Sequence[Path], walked: Sequence[Path], selected: scope.Scope
+) -> str:
+    """The one line for an audit of no file: the paths given and why none was taken."""
+    shown = " ".join(relative(project, p) for p in paths) or "the project root"
+    if not walked:
+        return (
+            f"expected .py files to audit in {shown}, found none (hidden directories, "
+            "virtualenvs, build output and the exclude globs are not walked)"
+        )
+    count = len(walked)
+    return (
+        f"expected .py files pytest would collect or import in {shown}, found {count} .py "
+        f"file{'s' * (count != 1)}, none of them such ({'; '.join(selected.reasons)})"
+    )

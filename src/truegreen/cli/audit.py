@@ -25,8 +25,10 @@ def add_parser(verbs: Any) -> None:
         verbs,
         "audit",
         summary="find tests that can pass for the wrong reason, statically",
-        description="Parse every .py file under PATHS (default: the project root) once and run "
-        "the audit's rules over it: tests that read source code, sleep, parse the first line of "
+        description="Parse every .py file under PATHS (default: what a bare pytest collects) "
+        "that pytest would collect or import, as its own configuration says (python_files, "
+        "testpaths, norecursedirs, ...), once, and run the audit's rules over it: tests that "
+        "read source code, sleep, parse the first line of "
         "output, leave xfail lenient, and more (--list-rules). Configured under "
         "[tool.truegreen.audit] (select, ignore, per-file-ignores, exclude); --select and "
         "--ignore replace the table's. Silence one finding on its line with "
@@ -64,7 +66,7 @@ def _codes(flag: str, text: Optional[str]) -> Optional[list[str]]:
 
 def run(args: argparse.Namespace) -> int:
     from truegreen.audit import pages, registry, report
-    from truegreen.audit.project import discover_project
+    from truegreen.audit.project import common_ancestor, discover_project
     from truegreen.audit.run import audit
 
     if args.explain:
@@ -74,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print(report.rule_list(registry.all_rules(), args.format))
         return Status.CLEAN
     select, ignore = _codes("--select", args.select), _codes("--ignore", args.ignore)
-    start = args.paths[0] if args.paths else Path.cwd()
-    project = discover_project(start if start.is_dir() else start.parent)
+    # pytest's configuration is looked for from the paths' common ancestor, as pytest does
+    project = discover_project(common_ancestor(args.paths, Path.cwd()))
     result = audit(project, args.paths, select, ignore)
     writers = {"text": report.text, "json": report.as_json, "sarif": report.sarif,
                "github": report.github}  # fmt: skip

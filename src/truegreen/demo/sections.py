@@ -83,7 +83,7 @@ SECTIONS = (
     Section(
         "audit",
         "tests that can pass for the wrong reason, found without running them",
-        ((_truegreen("audit"),),),
+        ((_truegreen("audit", "tests", "caught"),),),
         judges.audit,
     ),
     Section(

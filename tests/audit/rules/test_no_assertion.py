@@ -90,7 +90,7 @@ def test_it_leaves_a_fixture_named_like_a_test_alone() -> None:
 
 
 def test_it_leaves_methods_of_other_classes_alone() -> None:
-    """Ablation: replace `node.name.startswith("Test")` with `True` in
+    """Ablation: replace `self.ctx.project.naming.test_class(node.name)` with `True` in
     `src/truegreen/audit/rules/no_assertion.py`."""
     method = "    def test_it(self):\n        print(1)\n"
     assert flagged("class TestIt:\n" + method) != []  # premise

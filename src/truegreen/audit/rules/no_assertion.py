@@ -117,11 +117,10 @@ class NoAssertion(Rule):
     def end(self) -> Iterator[Finding]:
         resolver = Resolver(self.ctx.project)
         test_classes = self._test_classes()
-        tests = [f for n, f in self.summary.functions.items() if n.startswith("test")]
+        named = self.ctx.project.naming.test_function
+        tests = [f for n, f in self.summary.functions.items() if named(n)]
         tests.extend(
-            f
-            for (c, n), f in self.summary.methods.items()
-            if c in test_classes and n.startswith("test")
+            f for (c, n), f in self.summary.methods.items() if c in test_classes and named(n)
         )
         tests = [f for f in tests if f.fixture is None]
         for test in sorted(tests, key=lambda f: f.node.lineno):
@@ -141,7 +140,7 @@ class NoAssertion(Rule):
         for node in self.ctx.tree.body:
             if isinstance(node, ast.ClassDef):
                 bases = {self.ctx.qualname(b) for b in node.bases}
-                if node.name.startswith("Test") or bases & UNITTEST:
+                if self.ctx.project.naming.test_class(node.name) or bases & UNITTEST:
                     classes.add(node.name)
         return classes
 

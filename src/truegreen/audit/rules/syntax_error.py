@@ -27,6 +27,9 @@ class SyntaxErrorRule(Rule):
         assert total([1, 2]) == 3
     ```
 
+    Only files pytest would collect or import are read (see the audit's page): invalid Python
+    kept as test data, which pytest never imports, is skipped and counted, not reported.
+
     ## Known problems
     The audit parses with the Python it runs on: a file written for a newer Python (a `match`
     statement under Python 3.9) is reported. Exclude such files or run the audit on the newest
