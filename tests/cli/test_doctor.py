@@ -192,7 +192,7 @@ def test_it_names_the_plugins_beside_it_and_who_decides(
     from truegreen.cli import doctor
 
     installed = {"truegreen": "truegreen.plugin", "socket": "pytest_socket", "env": "pytest_env"}
-    monkeypatch.setattr(doctor, "_pytest11", lambda: installed)
+    monkeypatch.setattr(doctor, "installed_plugins", lambda: installed)
     monkeypatch.setenv("PYTEST_ADDOPTS", "--disable-socket")
     assert main(["doctor", "--format", "json"]) == 1
     document = json.loads(capsys.readouterr().out)

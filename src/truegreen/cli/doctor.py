@@ -56,7 +56,7 @@ def add_parser(verbs: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _pytest11() -> dict[str, str]:
+def installed_plugins() -> dict[str, str]:
     """The installed pytest plugins' entry points: name (what ``-p no:NAME`` takes), value."""
     eps: Any = metadata.entry_points()
     group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
@@ -127,7 +127,7 @@ def guard_modes(settings: tgconfig.Config) -> str:
 def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     settings = tgconfig.load(cwd, os.environ, args.flags, flag="--set")
-    plugins = _pytest11()
+    plugins = installed_plugins()
     facts = Facts(
         entry_point=plugins.get("truegreen"),
         environ=os.environ,
