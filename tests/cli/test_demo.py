@@ -47,9 +47,12 @@ def test_the_demo_runs_as_a_real_command_and_every_section_behaves(tmp_path: Pat
     headings = [line.split(":")[0] for line in lines if re.match(r"\[\d+/9\] ", line)]
     assert headings == [f"[{i}/9] {name}" for i, name in enumerate(NAMES, 1)]
     assert sum(line.startswith("   -> proved: ") for line in lines) == 9
+    closing = [line for line in lines if line.startswith("truegreen demo: all ")]
+    assert len(closing) == 1
     assert re.fullmatch(
-        r"truegreen demo: all 9 sections behaved as promised \(\d+\.\ds\)\.", lines[-4]
+        r"truegreen demo: all 9 sections behaved as promised \(\d+\.\ds\)\.", closing[0]
     )
+    assert f"its tests run in: {install_command()}" in done.stdout
     assert list(cwd.iterdir()) == []  # the demo writes only into its own temporary directory
     assert list(Path(os.environ["HOME"]).iterdir()) == []
 
