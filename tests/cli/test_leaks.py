@@ -70,7 +70,7 @@ def test_it_names_each_culprit_and_its_fix_and_never_the_value(
         "  fix: establish the git identity inside the test: hermetic.git_identity(name, email) "
         "(docs/hermetic.md)\n",
     ]
-    assert "truegreen leaks: rerun 1: 3 tests, " in err
+    assert "truegreen leaks: rerun 1: 3 tests (" in err
 
 
 def test_a_suite_without_leaks_exits_0(
@@ -201,8 +201,8 @@ def test_a_write_into_the_real_home_is_named_with_the_way_there() -> None:
         "through ~/.replayrc",
         "  why: the ambient run's write guard (home-writes) stopped the write into your home, "
         "and a rerun in a temporary home cannot make it again",
-        "  fix: give the test a place of its own to write: set the setting ~/.replayrc holds "
-        "inside the test, to a path under tmp_path",
+        "  fix: establish ~/.replayrc inside the test (hermetic.home_file), naming a path under "
+        "tmp_path",
     ]
     assert document(report)["leaks"][0]["home_write"] == {
         "path": "/home/dev/replays/session.json",

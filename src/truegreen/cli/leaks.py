@@ -36,10 +36,12 @@ def add_parser(verbs: Any) -> None:
         description="Run the suite twice, in this shell's environment and sealed as truegreen "
         "run seals it (a fresh HOME, TZ=UTC, LANG=C.UTF-8, no git configuration, only PATH "
         "and a short allowlist), and compare each test's outcome. For every test that "
-        "differs, rerun only the differing tests with ambient factors put back (each "
-        "variable the sealed run lacks, each dotfile of the home, the time zone, the "
-        "locale), bisecting to the smallest set that flips it, and print the fix. Values are "
-        "never printed, only names. Exit 1 when a test differs, 0 when none does.",
+        "differs, rerun the sealed run's tests in its order, up to the last differing one, "
+        "with ambient factors put back (each variable the sealed run lacks, each dotfile of "
+        "the home, the time zone, the locale), bisecting to the smallest set that flips it; "
+        "confirm it with one whole sealed run, and print the fix. A test the ambient run "
+        "failed for writing into the real home is named as such. Values are never printed, "
+        "only names. Exit 1 when a test differs, 0 when none does.",
         example=EXAMPLE,
     )
     parser.add_argument("--keep-env", action="append", default=[], metavar="NAME",
@@ -98,20 +100,23 @@ def _unsteady(report: LeakReport) -> list[str]:
 
 
 def _home_write(write: HomeWrite) -> list[str]:
-    through = "" if write.through is None else f", reached through {write.through.label}"
-    setting = (
-        "the setting that names it"
-        if write.through is None
-        else f"what {write.through.label} sets"
-        if write.through.kind == "variable"
-        else f"the setting {write.through.label} holds"
-    )
+    through = write.through
+    if through is None:
+        way, fix = "", "point the setting that names that place at a path under tmp_path"
+    elif through.kind == "variable":
+        way = f", reached through {through.label}"
+        fix = f"set {through.name} inside the test (monkeypatch.setenv) to a path under tmp_path"
+    else:
+        way = f", reached through {through.label}"
+        fix = (
+            f"establish {through.label} inside the test (hermetic.home_file), naming a path "
+            "under tmp_path"
+        )
     return [
-        f"  differs by a write into the real home: {write.path}{through}",
+        f"  differs by a write into the real home: {write.path}{way}",
         "  why: the ambient run's write guard (home-writes) stopped the write into your home, "
         "and a rerun in a temporary home cannot make it again",
-        f"  fix: give the test a place of its own to write: set {setting} inside the test, "
-        "to a path under tmp_path",
+        f"  fix: {fix}",
     ]
 
 

@@ -121,6 +121,12 @@ class _Context:
         self.position = {test: i for i, test in enumerate(self.order)}
         self.exact = exact
 
+    def ran(self, which: Sequence[str]) -> str:
+        """How many tests a rerun asking about ``which`` runs, for its progress line."""
+        shown = self.prefix(which)
+        count = len(shown.get("order", shown.get("only", ())))
+        return f"{_tests(len(which))} ({count} run, to keep the order)"
+
     def prefix(self, which: Sequence[str]) -> dict[str, Sequence[str]]:
         last = max((self.position[t] for t in which if t in self.position), default=-1)
         before = self.order[: last + 1]
@@ -170,7 +176,7 @@ def find_leaks(
     if tests:
         # A flake differs once; a leak differs again when the sealed run is repeated.
         count = 1
-        progress(f"rerun 1: {_tests(len(tests))}, the sealed run repeated")
+        progress(f"rerun 1: {context.ran(tests)}, the sealed run repeated")
         again = runs.sealed(**context.prefix(tests))
         unsteady = tuple(test for test in tests if again.of(test) != second.of(test))
         tests = [test for test in tests if test not in unsteady]
@@ -180,7 +186,7 @@ def find_leaks(
     def oracle(subset: Subset, which: Sequence[str]) -> dict[str, bool]:
         nonlocal count
         count += 1
-        progress(f"rerun {count}: {_tests(len(which))}, {len(subset)} of {len(factors)} factors")
+        progress(f"rerun {count}: {context.ran(which)}, {len(subset)} of {len(factors)} factors")
         chosen = [factors[i] for i in sorted(subset)]
         done = runs.sealed(chosen, **context.prefix(which))
         return {test: done.of(test) == first.of(test) for test in which}
@@ -191,7 +197,8 @@ def find_leaks(
     for subset in sorted({s for s in found.values() if s is not None}, key=sorted):
         mine = [test for test in tests if found[test] == subset]
         count += 1
-        progress(f"rerun {count}: the whole sealed run with {len(subset)} factors, to confirm")
+        applied = f"{len(subset)} factor" if len(subset) == 1 else f"{len(subset)} factors"
+        progress(f"rerun {count}: the whole sealed run with {applied} applied, to confirm")
         done = runs.sealed([factors[i] for i in sorted(subset)], **context.whole())
         confirmed.update({test: done.of(test) == first.of(test) for test in mine})
     leaks = []
