@@ -107,6 +107,10 @@ def home_writes(outcomes: Outcomes) -> dict[str, str]:
     return found
 
 
+# (only, order): a rerun kept to these tests in collection order, or run in exactly this order.
+Selection = tuple[Optional[Sequence[str]], Optional[Sequence[str]]]
+
+
 class _Context:
     """What a rerun runs so that each test it asks about has the tests before it that it had
     in the sealed run: the sealed run's tests in its order, up to the last one asked about.
@@ -116,26 +120,27 @@ class _Context:
     same tests in collection order instead, which is the sealed run's order unless a plugin
     reorders the suite."""
 
-    def __init__(self, sealed: Outcomes, tests: Sequence[str], exact: bool) -> None:
+    def __init__(self, sealed: Outcomes, exact: bool) -> None:
         self.order = list(sealed.tests)  # one process: the order the tests ran in
         self.position = {test: i for i, test in enumerate(self.order)}
         self.exact = exact
 
     def ran(self, which: Sequence[str]) -> str:
         """How many tests a rerun asking about ``which`` runs, for its progress line."""
-        shown = self.prefix(which)
-        count = len(shown.get("order", shown.get("only", ())))
-        return f"{_tests(len(which))} ({count} run, to keep the order)"
+        only, order = self.prefix(which)
+        return f"{_tests(len(which))} ({len(order or only or ())} run, to keep the order)"
 
-    def prefix(self, which: Sequence[str]) -> dict[str, Sequence[str]]:
+    def prefix(self, which: Sequence[str]) -> Selection:
+        """(only, order) for a rerun that asks about ``which``."""
         last = max((self.position[t] for t in which if t in self.position), default=-1)
         before = self.order[: last + 1]
         if self.exact:
-            return {"order": before}
-        return {"only": [*before, *(t for t in which if t not in self.position)]}
+            return None, before
+        return [*before, *(t for t in which if t not in self.position)], None
 
-    def whole(self) -> dict[str, Sequence[str]]:
-        return {"order": self.order} if self.exact else {}
+    def whole(self) -> Selection:
+        """(only, order) for the whole sealed run."""
+        return (None, self.order) if self.exact else (None, None)
 
 
 def find_leaks(
@@ -170,14 +175,15 @@ def find_leaks(
     }
     tests = [test for test in tests if test not in homebound]
     exact = all(test in first.tests and test in second.tests for test in tests)
-    context = _Context(second, tests, exact)
+    context = _Context(second, exact)
     unsteady: tuple[str, ...] = ()
     count = 0
     if tests:
         # A flake differs once; a leak differs again when the sealed run is repeated.
         count = 1
         progress(f"rerun 1: {context.ran(tests)}, the sealed run repeated")
-        again = runs.sealed(**context.prefix(tests))
+        only, order = context.prefix(tests)
+        again = runs.sealed(only=only, order=order)
         unsteady = tuple(test for test in tests if again.of(test) != second.of(test))
         tests = [test for test in tests if test not in unsteady]
     if tests:
@@ -188,18 +194,20 @@ def find_leaks(
         count += 1
         progress(f"rerun {count}: {context.ran(which)}, {len(subset)} of {len(factors)} factors")
         chosen = [factors[i] for i in sorted(subset)]
-        done = runs.sealed(chosen, **context.prefix(which))
+        only, order = context.prefix(which)
+        done = runs.sealed(chosen, only, order)
         return {test: done.of(test) == first.of(test) for test in which}
 
     found = hunt(len(factors), tests, oracle)[0] if tests else {}
     # A culprit is printed only when a whole sealed run with it applied agrees.
     confirmed: dict[str, bool] = {}
-    for subset in sorted({s for s in found.values() if s is not None}, key=sorted):
-        mine = [test for test in tests if found[test] == subset]
+    for suspects in sorted({s for s in found.values() if s is not None}, key=sorted):
+        mine = [test for test in tests if found[test] == suspects]
         count += 1
-        applied = f"{len(subset)} factor" if len(subset) == 1 else f"{len(subset)} factors"
+        applied = f"{len(suspects)} factor" if len(suspects) == 1 else f"{len(suspects)} factors"
         progress(f"rerun {count}: the whole sealed run with {applied} applied, to confirm")
-        done = runs.sealed([factors[i] for i in sorted(subset)], **context.whole())
+        only, order = context.whole()
+        done = runs.sealed([factors[i] for i in sorted(suspects)], only, order)
         confirmed.update({test: done.of(test) == first.of(test) for test in mine})
     leaks = []
     for test in sorted([*tests, *homebound]):
