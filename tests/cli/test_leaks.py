@@ -213,3 +213,12 @@ def test_a_write_into_the_real_home_is_named_with_the_way_there() -> None:
     assert render(LeakReport(3, 9, (), 0, (nowhere,))).splitlines()[4] == (
         "  differs by a write into the real home: /home/dev/replays/session.json"
     )
+
+
+def test_a_test_after_a_write_into_the_real_home_points_at_it() -> None:
+    leak = Leak("test_r.py::test_b", "failed", "passed", None, after_home_write="test_r.py::test_a")
+    assert render(LeakReport(3, 9, (), 2, (leak,))).splitlines()[4] == (
+        "  culprit: none of the ambient factors; it ran after test_r.py::test_a, which the "
+        "ambient run failed for writing into the real home: it may depend on what that write "
+        "would have left (fix that test first)"
+    )

@@ -132,3 +132,21 @@ def test_only_writes_into_the_real_home_that_fail_the_test_count() -> None:
     run = Outcomes(1, outcomes({"t.py::c"}), (Stream(Path("s"), records),))
     assert records[0]["target"].endswith("(under the real home)")  # premise: it is the home
     assert home_writes(run) == {"t.py::c": "/home/dev/first"}
+
+
+def test_a_test_no_factor_explains_after_a_write_into_the_real_home_names_that_test() -> None:
+    """The first user of a replay directory fails writing into the home, and the tests after
+    it fail with it; the one before it is not pointed there.
+
+    Ablation: replace `culprit is None and before` with `False` in
+    `src/truegreen/core/leakhunt.py`."""
+    records = [violation("t.py::c", "/home/dev/replays/c.json (under the real home)")]
+
+    def rule(applied: set[str], ran: list[str], whole: bool) -> Mapping[str, str]:
+        return outcomes(set())
+
+    runs = FakeRuns(outcomes({"t.py::b", "t.py::c", "t.py::e"}), rule, records)
+    report = find_leaks(runs, Machine(FACTORS, ()))
+    follows = {leak.test: leak.after_home_write for leak in report.leaks}
+    assert [leak.culprit for leak in report.leaks] == [None] * 3  # premise: none explains them
+    assert follows == {"t.py::b": None, "t.py::c": None, "t.py::e": "t.py::c"}

@@ -69,6 +69,7 @@ def document(report: LeakReport) -> dict[str, Any]:
                 "sealed": leak.sealed,
                 "culprit": None if leak.culprit is None else [_factor(f) for f in leak.culprit],
                 "confirmed": leak.confirmed,
+                "after_home_write": leak.after_home_write,
                 "home_write": None
                 if leak.home_write is None
                 else {
@@ -124,6 +125,12 @@ def _explained(leak: Leak) -> list[str]:
     """The lines under a leak's outcomes: its cause and fix, or why there is none."""
     if leak.home_write is not None:
         return _home_write(leak.home_write)
+    if leak.culprit is None and leak.after_home_write is not None:
+        return [
+            "  culprit: none of the ambient factors; it ran after "
+            f"{leak.after_home_write}, which the ambient run failed for writing into the real "
+            "home: it may depend on what that write would have left (fix that test first)"
+        ]
     if leak.culprit is None:
         return [
             "  culprit: none of the ambient factors; with all of them the test still "

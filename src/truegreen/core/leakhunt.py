@@ -73,6 +73,9 @@ class Leak:
     culprit: Optional[tuple[Factor, ...]]
     confirmed: bool = True
     home_write: Optional[HomeWrite] = None
+    # With no culprit: the test before it in the ambient run that failed for writing into
+    # the real home (this one may depend on what that write would have left).
+    after_home_write: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,7 @@ def find_leaks(
         only, order = context.whole()
         done = runs.sealed([factors[i] for i in sorted(suspects)], only, order)
         confirmed.update({test: done.of(test) == first.of(test) for test in mine})
+    ran = {test: i for i, test in enumerate(first.tests)}  # the ambient run's order
     leaks = []
     for test in sorted([*tests, *homebound]):
         if test in homebound:
@@ -217,7 +221,9 @@ def find_leaks(
         subset = found[test]
         culprit = None if subset is None else tuple(factors[i] for i in sorted(subset))
         sure = confirmed.get(test, True)
-        leaks.append(Leak(test, first.of(test), second.of(test), culprit, sure))
+        before = [t for t in homebound if ran.get(t, len(ran)) < ran.get(test, -1)]
+        writer = min(before, key=ran.__getitem__) if culprit is None and before else None
+        leaks.append(Leak(test, first.of(test), second.of(test), culprit, sure, None, writer))
     return LeakReport(
         len(first.tests), len(factors), machine.untried, count, tuple(leaks), unsteady
     )
