@@ -35,6 +35,7 @@ class LeakRuns:
         self.environ = dict(ambient)
         self.home = home
         self.seal = seal
+        self.found: Optional[Machine] = None
 
     def _sealed(self, home: str) -> dict[str, str]:
         env = self.seal(self.environ, home)
@@ -44,7 +45,10 @@ class LeakRuns:
     def machine(self) -> Machine:
         """The factors the sealed runs lack. The sealed home's path is not a factor (its
         contents are), so any path stands in for it."""
-        return ambient_factors(self.environ, self._sealed(str(self.home)), self.home)
+        if self.found is None:
+            sealed = self._sealed(str(self.home))
+            self.found = ambient_factors(self.environ, sealed, self.home)
+        return self.found
 
     def ambient(self) -> Outcomes:
         return self.pytest.run(env=self.environ, private=True)
