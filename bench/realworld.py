@@ -699,6 +699,13 @@ def print_details(row: Row) -> None:
         print(f"  ambient read: {name}: {tests}")
     for leak in row.leaks or []:
         culprit = ", ".join(c["label"] for c in leak["culprit"] or []) or "none"
+        if leak.get("home_write"):
+            through = leak["home_write"]["through"]
+            culprit = f"a write into the real home: {leak['home_write']['path']}" + (
+                f", reached through {through['label']}" if through else ""
+            )
+        elif leak.get("confirmed") is False:
+            culprit += " (not confirmed)"
         print(f"  leak ({row.leaks_profile} machine): {leak['test']}: {leak['ambient']} -> "
               f"{leak['sealed']}, culprit {culprit}")  # fmt: skip
     for test in row.unsteady:

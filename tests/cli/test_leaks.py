@@ -14,7 +14,8 @@ import pytest
 from tests.helpers import LEAKY_CULPRITS, leaky_machine
 from truegreen.cli import main
 from truegreen.cli.leaks import document, render
-from truegreen.core.leakhunt import LeakReport
+from truegreen.core.factors import Factor
+from truegreen.core.leakhunt import HomeWrite, Leak, LeakReport
 
 CANARY = "tg-canary-leaks-cli-64"
 ARGS = ["--", "-p", "no:cacheprovider"]
@@ -69,7 +70,7 @@ def test_it_names_each_culprit_and_its_fix_and_never_the_value(
         "  fix: establish the git identity inside the test: hermetic.git_identity(name, email) "
         "(docs/hermetic.md)\n",
     ]
-    assert "truegreen leaks: rerun 1: 3 tests, " in err
+    assert "truegreen leaks: rerun 1: 3 tests (" in err
 
 
 def test_a_suite_without_leaks_exits_0(
@@ -173,3 +174,51 @@ def test_flakes_are_listed_apart_from_leaks() -> None:
         "  test_x.py::test_every_other_run",
     ]
     assert document(report)["unsteady"] == ["test_x.py::test_every_other_run"]
+
+
+def test_an_unconfirmed_culprit_is_a_lead_with_no_fix() -> None:
+    """Ablation: replace `not leak.confirmed` with `False` in `src/truegreen/cli/leaks.py`."""
+    logname = Factor("variable", "LOGNAME")
+    leak = Leak("test_x.py::test_victim_2", "failed", "passed", (logname,), confirmed=False)
+    report = LeakReport(7, 5, (), 6, (leak,))
+    assert logname.fix.startswith("declare LOGNAME")  # premise: a confirmed one has this fix
+    assert render(report).splitlines()[2:] == [
+        "test_x.py::test_victim_2",
+        "  ambient: failed, sealed: passed",
+        "  culprit: not confirmed; the search ended on variable LOGNAME, but the whole sealed "
+        "run with it applied does not give the test its ambient outcome (failed) again: it "
+        "depends on order or chance (try truegreen flakes), not on this factor",
+    ]
+    assert document(report)["leaks"][0]["confirmed"] is False
+
+
+def test_a_write_into_the_real_home_is_named_with_the_way_there() -> None:
+    written = HomeWrite("/home/dev/replays/session.json", Factor("home", ".replayrc"))
+    leak = Leak("test_r.py::test_records_a_replay", "failed", "passed", None, True, written)
+    report = LeakReport(3, 9, (), 0, (leak,))
+    assert render(report).splitlines()[4:] == [
+        "  differs by a write into the real home: /home/dev/replays/session.json, reached "
+        "through ~/.replayrc",
+        "  why: the ambient run's write guard (home-writes) stopped the write into your home, "
+        "and a rerun in a temporary home cannot make it again",
+        "  fix: establish ~/.replayrc inside the test (hermetic.home_file), naming a path under "
+        "tmp_path",
+    ]
+    assert document(report)["leaks"][0]["home_write"] == {
+        "path": "/home/dev/replays/session.json",
+        "through": {"kind": "home", "name": ".replayrc", "label": "~/.replayrc",
+                    "fix": Factor("home", ".replayrc").fix},
+    }  # fmt: skip
+    nowhere = Leak(leak.test, "failed", "passed", None, True, HomeWrite(written.path, None))
+    assert render(LeakReport(3, 9, (), 0, (nowhere,))).splitlines()[4] == (
+        "  differs by a write into the real home: /home/dev/replays/session.json"
+    )
+
+
+def test_a_test_after_a_write_into_the_real_home_points_at_it() -> None:
+    leak = Leak("test_r.py::test_b", "failed", "passed", None, after_home_write="test_r.py::test_a")
+    assert render(LeakReport(3, 9, (), 2, (leak,))).splitlines()[4] == (
+        "  culprit: none of the ambient factors; it ran after test_r.py::test_a, which the "
+        "ambient run failed for writing into the real home: it may depend on what that write "
+        "would have left (fix that test first)"
+    )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from truegreen.core import factors as factors_module
-from truegreen.core.factors import Factor, ambient_factors, apply
+from truegreen.core.factors import Factor, ambient_factors, apply, naming
 
 CANARY = "tg-canary-factors-93"
 
@@ -143,3 +144,45 @@ def test_a_git_config_pointed_elsewhere_by_the_machine_stays_pointed(tmp_path: P
 def test_each_factor_is_named_with_its_fix(factor: Factor, label: str, fix: str) -> None:
     assert factor.label == label
     assert fix in factor.fix
+
+
+def named(tmp_path: Path, rc: str, env: Optional[dict[str, str]] = None) -> Optional[Factor]:
+    """The factor that names ``~/replays/session.json`` when ``~/.replayrc`` holds ``rc``."""
+    home = tmp_path / "home"
+    (home / ".config" / "app").mkdir(parents=True, exist_ok=True)
+    (home / ".config" / "app" / "settings.toml").write_text("theme = 'dark'\n")
+    (home / ".replayrc").write_text(rc)
+    ambient = {"HOME": str(home), **(env or {})}
+    found = ambient_factors(ambient, {"HOME": "/elsewhere"}, home).factors
+    return naming(str(home / "replays" / "session.json"), found, ambient, home)
+
+
+def test_the_dotfile_that_names_a_directory_above_the_write_is_found(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert named(tmp_path, f"replay_dir = {home / 'replays'}\n") == Factor("home", ".replayrc")
+    assert named(tmp_path, "replay_dir = '~/replays/'\n") == Factor("home", ".replayrc")
+
+
+def test_a_variable_that_names_the_place_is_found_by_name(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {"MYAPP_DIRS": os.pathsep.join(["/opt/x", str(home / "replays")])}
+    assert named(tmp_path, "colour = on\n", env) == Factor("variable", "MYAPP_DIRS")
+
+
+def test_a_longer_path_that_starts_alike_is_not_the_place(tmp_path: Path) -> None:
+    """``~/replays2`` is not above ``~/replays/session.json``.
+
+    Ablation: replace `r"(?!/?[\\w.\\-])"` with `""` in `src/truegreen/core/factors.py`."""
+    home = tmp_path / "home"
+    assert named(tmp_path, f"dir = {home / 'replays'}\n")  # premise: the place is found
+    assert named(tmp_path, f"replay_dir = {home / 'replays2'}\n") is None
+
+
+def test_the_home_itself_names_no_place(tmp_path: Path) -> None:
+    """Every dotfile that mentions the home would otherwise be the way there.
+
+    Ablation: replace `p != home and p.is_relative_to(home)` with `p.is_relative_to(home)` in
+    `src/truegreen/core/factors.py`."""
+    home = tmp_path / "home"
+    assert named(tmp_path, f"dir = {home / 'replays'}\n")  # premise: the place is found
+    assert named(tmp_path, f"export PATH={home}:/usr/bin\n") is None

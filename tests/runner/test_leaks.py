@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.helpers import LEAKY_CULPRITS, leaky_machine
-from truegreen.core.leakhunt import Leak, LeakReport, Progress, find_leaks
+from truegreen.core.factors import Factor
+from truegreen.core.leakhunt import HomeWrite, Leak, LeakReport, Progress, find_leaks
 from truegreen.runner.leaks import LeakRuns
 from truegreen.runner.process import PytestProcess
 from truegreen.runner.procs import sealed_environment
@@ -85,3 +87,150 @@ def test_a_difference_the_repeated_sealed_run_does_not_show_is_a_flake_not_a_lea
     assert runs.read_text() == "xxx"  # premise: passed, failed sealed, passed sealed again
     assert (report.leaks, report.unsteady) == ((), ("test_leaky.py::test_every_other_run",))
     assert report.reruns == 1
+
+
+# A module-level index whose first use fetches it from the configured source and warns about
+# it; the project turns warnings into errors, so the first user of the index fails, and only
+# the first (the warning comes after the fetch).
+SHARED_INDEX = """
+import os
+import warnings
+
+
+class Index:
+    def __init__(self):
+        self.source = None
+
+    def lookup(self):
+        if self.source is None:
+            self.source = os.environ.get("MYAPP_SOURCE", "local")
+            warnings.warn("the index was fetched on first use")
+        return self.source
+
+
+INDEX = Index()
+"""
+WARMS_THE_INDEX = """
+import pytest
+
+from shared import INDEX
+
+
+def test_fetches_the_index_first():
+    with pytest.warns(UserWarning):
+        INDEX.lookup()
+"""
+VICTIMS = [f"test_victims.py::test_victim_{i}" for i in range(1, 7)]
+
+
+def cache_machine(root: Path) -> tuple[Path, dict[str, str], Path]:
+    """The leaky machine with a project whose six victims read a shared index that the test
+    before them fetched from MYAPP_SOURCE, and an unrelated LOGNAME in the shell."""
+    project, ambient, home = leaky_machine(root, CANARY, noise=3)
+    (project / "test_leaky.py").unlink()
+    (project / "pyproject.toml").write_text(
+        "[tool.truegreen]\nhermetic = false\n\n"
+        '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n'
+    )
+    (project / "shared.py").write_text(SHARED_INDEX)
+    (project / "test_0_warm.py").write_text(WARMS_THE_INDEX)
+    (project / "test_victims.py").write_text(
+        "from shared import INDEX\n"
+        + "".join(
+            f"\n\ndef test_victim_{i}():\n    assert INDEX.lookup() == 'local'\n"
+            for i in range(1, 7)
+        )
+    )
+    ambient.update(MYAPP_SOURCE="remote", LOGNAME="developer")
+    return project, ambient, home
+
+
+def test_reruns_keep_the_tests_before_a_victim_so_it_is_neither_a_flake_nor_blamed_on_logname(
+    tmp_path: Path,
+) -> None:
+    """Six victims read an index the test before them fetched from MYAPP_SOURCE. Rerun alone,
+    the first victim is the index's first user and fails whatever is applied: it was filed as
+    a flake, and the next one, first user in the search's reruns, blamed on LOGNAME.
+
+    Ablation: replace `self.order[: last + 1]` with
+    `[t for t in self.order[: last + 1] if t in which]` in
+    `src/truegreen/core/leakhunt.py`."""
+    project, ambient, home = cache_machine(tmp_path)
+    pytest = PytestProcess(["-p", "no:cacheprovider"], who="leaks", cwd=project)
+    runs = LeakRuns(pytest, ambient, home, sealed_environment)
+    alone = runs.sealed(only=VICTIMS[:1])
+    assert alone.of(VICTIMS[0]) == "failed"  # premise: alone, a victim is the first user
+    assert runs.machine().factors[0].name == "LOGNAME"  # premise: the search's first factor
+    report = find_leaks(runs, runs.machine())
+    assert report.unsteady == ()
+    blamed = {leak.test: [f.label for f in leak.culprit or ()] for leak in report.leaks}
+    assert blamed == {victim: ["variable MYAPP_SOURCE"] for victim in VICTIMS}
+    assert all(leak.confirmed for leak in report.leaks)
+
+
+def test_truegreen_s_own_variables_go_into_the_sealed_run_and_are_never_a_factor(
+    tmp_path: Path,
+) -> None:
+    """The shell sets truegreen's zone for every test; the sealed runs use it too, so the
+    test that reads the zone does not differ, and TRUEGREEN_TIMEZONE is no culprit.
+
+    Ablation: replace `env.update({n: v for n, v in self.environ.items() if
+    n.startswith(ENV_PREFIX)})` with `pass` in `src/truegreen/runner/leaks.py`."""
+    project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
+    (project / "pyproject.toml").write_text("[tool.truegreen]\n")  # the seal on: it sets TZ
+    (project / "test_leaky.py").write_text(
+        "import time\n\ndef test_the_epoch_is_three_in_the_morning():\n"
+        "    assert time.localtime(0).tm_hour == 3\n"
+    )
+    ambient["TRUEGREEN_TIMEZONE"] = "XYZ-3"
+    pytest = PytestProcess(["-p", "no:cacheprovider"], who="leaks", cwd=project)
+    runs = LeakRuns(pytest, ambient, home, sealed_environment)
+    first = runs.ambient()
+    assert first.tests == {"test_leaky.py::test_the_epoch_is_three_in_the_morning": "passed"}
+    report = find_leaks(runs, runs.machine())
+    assert (report.leaks, report.unsteady) == ((), ())
+    assert not [f for f in runs.machine().factors if f.name.startswith("TRUEGREEN_")]
+
+
+REPLAYS = """
+import os
+from pathlib import Path
+
+
+def replay_dir(default):
+    rc = Path(os.path.expanduser("~/.replayrc"))
+    for line in rc.read_text().splitlines() if rc.is_file() else []:
+        key, _, value = line.partition("=")
+        if key.strip() == "replay_dir":
+            return Path(value.strip())
+    return default
+
+
+def test_records_a_replay(tmp_path):
+    (replay_dir(tmp_path) / "session.json").write_text("{}")
+"""
+
+
+def test_a_write_into_the_real_home_is_named_with_the_dotfile_that_leads_there(
+    tmp_path: Path,
+) -> None:
+    """~/.replayrc names a directory in the home; the ambient run's guard stops the test's
+    write there, which no rerun in a temporary home can do again: not a flake, not "none of
+    the factors", and no rerun spent on it.
+
+    Ablation: replace `test in written and first.of(test) in ("failed", "error")` with
+    `False` in `src/truegreen/core/leakhunt.py`."""
+    project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
+    (home / "replays").mkdir()
+    (home / ".replayrc").write_text(f"colour = on\nreplay_dir = {home / 'replays'}\n")
+    (project / "test_leaky.py").write_text(REPLAYS)
+    report = hunt(ambient, home, project)
+    assert not list((home / "replays").iterdir())  # the guard stopped it: nothing written
+    (leak,) = report.leaks
+    assert (leak.test, leak.ambient, leak.sealed) == (
+        "test_leaky.py::test_records_a_replay", "failed", "passed"
+    )  # fmt: skip
+    assert leak.home_write == HomeWrite(
+        os.path.realpath(home / "replays" / "session.json"), Factor("home", ".replayrc")
+    )
+    assert (leak.culprit, report.unsteady, report.reruns) == (None, (), 0)

@@ -4,10 +4,12 @@ the locale. Names only: nothing here returns or prints a variable's value."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 # The home is a directory, not a factor: its contents are.
 HOME_VARIABLES = frozenset({"HOME", "USERPROFILE"})
@@ -139,6 +141,49 @@ def ambient_factors(ambient: Mapping[str, str], sealed: Mapping[str, str], home:
     if any(ambient.get(n) != sealed.get(n) for n in names):
         tail.append(Factor("locale", "LANG"))
     return Machine((*variables, *dotfiles, *tail), tuple(untried))
+
+
+def _texts(path: Path) -> Iterator[str]:
+    """The text of a dotfile, or of each file of a dot-directory."""
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        try:
+            yield file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+
+
+def naming(
+    path: str, factors: Sequence[Factor], ambient: Mapping[str, str], home: Path
+) -> Optional[Factor]:
+    """The factor that names ``path``, a place under ``home``, or a directory above it below
+    the home: a variable whose value (or an entry of its ``os.pathsep`` list) is that place,
+    or a dotfile whose text holds it (absolute, or as ``~/...``). The most precise wins."""
+    target = Path(path)
+    if not target.is_relative_to(home) or target == home:
+        return None
+    places = [p for p in (target, *target.parents) if p != home and p.is_relative_to(home)]
+    best: Optional[tuple[int, int, Factor]] = None
+    for rank, factor in enumerate(factors):
+        if factor.kind == "variable":
+            values = ambient.get(factor.name, "").split(os.pathsep)
+            hits = [p for p in places if any(v.rstrip("/") == str(p) for v in values if v)]
+        elif factor.kind == "home":
+            texts = list(_texts(home / factor.name))
+            hits = [p for p in places if any(_names(text, p, home) for text in texts)]
+        else:
+            continue
+        if hits:
+            depth = len(hits[0].parts)
+            if best is None or depth > best[0]:
+                best = (depth, rank, factor)
+    return None if best is None else best[2]
+
+
+def _names(text: str, place: Path, home: Path) -> bool:
+    """Whether ``text`` names ``place`` itself (not a longer path that starts alike)."""
+    spelled = (str(place), "~/" + place.relative_to(home).as_posix())
+    return any(re.search(re.escape(s) + r"(?!/?[\w.\-])", text) for s in spelled)
 
 
 def _copy(source: Path, target: Path) -> None:
