@@ -29,7 +29,7 @@ def test_it():
 
 def test_a_sleep_inside_a_frozen_clocks_block_is_not_flagged(tmp_path: Path) -> None:
     """Ablation: replace `self._clocks.append((node.lineno, node.end_lineno or node.lineno))`
-    with `pass` in `src/truegreen/audit/rules/sleep_in_test.py`."""
+    with `None` in `src/truegreen/audit/rules/sleep_in_test.py`."""
     assert flagged(UNDER.format("open"), tmp_path) == [7]  # premise: another block flags it
     assert flagged(UNDER.format("freeze_time"), tmp_path) == []
 
@@ -49,7 +49,7 @@ def test_it():
 
 
 def test_a_coroutine_run_inside_a_clock_doubles_block_is_not_flagged(tmp_path: Path) -> None:
-    """Ablation: replace `self._under_clock.add((outer, inner.func.id))` with `pass` in
+    """Ablation: replace `self._under_clock.add((outer, inner.func.id))` with `None` in
     `src/truegreen/audit/rules/sleep_in_test.py`."""
     before = COROUTINE.replace("    with time_machine.travel(0{}):\n", "    with open('x'):\n")
     assert flagged(before, tmp_path) == [7]  # premise: run outside a clock double, it is flagged
