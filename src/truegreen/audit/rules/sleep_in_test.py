@@ -57,8 +57,9 @@ class SleepInTest(Rule):
     double the sleep is the subject of the test (the frozen clock ticking with `tick=True`,
     real asyncio timers with `real_asyncio=True`), not a wait for something. A sleep in the
     same test outside the block is flagged. A clock double applied as a decorator does not
-    exempt the test's sleeps. Measured on 32 real suites, every false finding of this rule
-    was such a sleep, in the tests of a clock library.
+    exempt the test's sleeps. On 32 real suites, 14 of this rule's 15 false findings were such
+    sleeps, all in the tests of a clock library (freezegun); the fifteenth sleeps just after
+    the block, to show that real sleeping still works, and is still flagged.
     """
 
     code = "TG402"
