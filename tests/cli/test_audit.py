@@ -275,8 +275,8 @@ def test_select_on_the_command_line_replaces_the_tables_extend_select(
 ) -> None:
     """As in ruff: --select starts the selection afresh.
 
-    Ablation: replace `table.get("extend-select", ()) if select is None else ()` with
-    `table.get("extend-select", ())` in `src/truegreen/audit/run.py`."""
+    Ablation: replace `project.settings.get("extend-select", ()) if select is None else ()`
+    with `project.settings.get("extend-select", ())` in `src/truegreen/audit/run.py`."""
     root = opt_in_project(tmp_path, '[tool.truegreen.audit]\nextend-select = ["TG302"]\n')
     (root / "tests" / "test_sleeps.py").write_text(SLEEPS, encoding="utf-8")
     assert codes_found(capsys, str(root)) == ["TG302", "TG402"]  # premise: the table's applies

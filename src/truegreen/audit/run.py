@@ -175,12 +175,11 @@ def audit(
     """Audit ``paths`` (default: the project root). ``select`` and ``ignore``, when given,
     replace the table's (``select`` its ``extend-select`` too); ``extend_select`` adds to
     what is selected, as ruff's ``--extend-select`` does."""
-    table = project.settings
     chosen = settings.choose(
         registry.all_rules(),
-        table.get("select") if select is None else select,
-        table.get("ignore", ()) if ignore is None else ignore,
-        [*(table.get("extend-select", ()) if select is None else ()), *extend_select],
+        project.settings.get("select") if select is None else select,
+        project.settings.get("ignore", ()) if ignore is None else ignore,
+        [*(project.settings.get("extend-select", ()) if select is None else ()), *extend_select],
     )
     files = python_files(project, list(paths) or [project.root])
     findings = [f for f in _all_findings(project, files, chosen) if not _file_ignored(project, f)]
