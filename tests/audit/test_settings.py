@@ -87,3 +87,24 @@ def test_ignore_leaves_rules_out_opt_in_ones_too(ignore: list[str], expected: li
 )
 def test_path_globs(path: str, glob: str, expected: bool) -> None:
     assert path_matches(path, glob) is expected
+
+
+@pytest.mark.parametrize(
+    ("select", "extend", "expected"),
+    [
+        (None, ["TG601"], ["TG000", "TG101", "TG402", "TG601"]),
+        (["TG4"], ["call-outside-seam", "TG1"], ["TG000", "TG101", "TG402", "TG601"]),
+        (None, ["TG6", "ALL"], ["TG000", "TG101", "TG402"]),  # opt-in: by code or name only
+    ],
+)
+def test_extend_select_adds_to_what_is_selected(
+    select: list[str] | None, extend: list[str], expected: list[str]
+) -> None:
+    assert [rule.code for rule in choose(RULES, select, [], extend)] == expected
+
+
+def test_ignore_wins_over_extend_select() -> None:
+    """Ablation: replace `not any(names(s, rule) for s in ignore)` with `True` in
+    `src/truegreen/audit/settings.py`."""
+    assert "TG601" in [r.code for r in choose(RULES, None, [], ["TG601"])]  # premise
+    assert [r.code for r in choose(RULES, None, ["TG6"], ["TG601"])] == ["TG000", "TG101", "TG402"]

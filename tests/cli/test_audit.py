@@ -214,3 +214,98 @@ def test_our_own_tests_are_clean_under_every_default_rule(
     """The audit's case files and fixture projects are excluded in our pyproject.toml."""
     status, out, _ = audit(capsys, str(ROOT / "tests"))
     assert (status, out.startswith("no findings in ")) == (0, True), out
+
+
+OPT_IN = (
+    "import sys\n\nimport pytest\n\n\n"
+    '@pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")\n'
+    "def test_builds():\n    print(1)\n"
+)
+
+
+def opt_in_project(tmp_path: Path, table: str = "") -> Path:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\n{table}")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_opt_in.py").write_text(OPT_IN, encoding="utf-8")
+    return tmp_path
+
+
+def codes_found(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    status, out, err = audit(capsys, *args, "--format", "json")
+    assert status in (0, 1), err
+    return [f["code"] for f in json.loads(out)["findings"]]
+
+
+def test_no_assertion_and_skipif_platform_run_only_when_selected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both are opt-in: most of their findings on real suites were right as written.
+
+    Ablation: delete `default = False` in `src/truegreen/audit/rules/no_assertion.py`."""
+    root = opt_in_project(tmp_path)
+    selected = codes_found(capsys, str(root), "--select", "TG105,TG302")
+    assert selected == ["TG302", "TG105"]  # premise: the rules fire when selected
+    assert codes_found(capsys, str(root)) == []
+
+
+def test_skipif_platform_is_opt_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ablation: delete `default = False` in `src/truegreen/audit/rules/skipif_platform.py`."""
+    root = opt_in_project(tmp_path)
+    assert codes_found(capsys, str(root), "--select", "skipif-platform") == ["TG302"]  # premise
+    assert codes_found(capsys, str(root), "--ignore", "TG105") == []
+
+
+def test_extend_select_adds_opt_in_rules_to_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = opt_in_project(tmp_path)
+    (root / "tests" / "test_sleeps.py").write_text(SLEEPS, encoding="utf-8")
+    found = codes_found(capsys, str(root), "--extend-select", "no-assertion")
+    assert found == ["TG105", "TG402"]
+    (root / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\n[tool.truegreen.audit]\nextend-select = ["TG302"]\n'
+    )
+    assert codes_found(capsys, str(root)) == ["TG302", "TG402"]
+    found = codes_found(capsys, str(root), "--extend-select", "TG105")
+    assert found == ["TG302", "TG105", "TG402"]  # the flag adds to the table's
+
+
+def test_select_on_the_command_line_replaces_the_tables_extend_select(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in ruff: --select starts the selection afresh.
+
+    Ablation: replace `project.settings.get("extend-select", ()) if select is None else ()`
+    with `project.settings.get("extend-select", ())` in `src/truegreen/audit/run.py`."""
+    root = opt_in_project(tmp_path, '[tool.truegreen.audit]\nextend-select = ["TG302"]\n')
+    (root / "tests" / "test_sleeps.py").write_text(SLEEPS, encoding="utf-8")
+    assert codes_found(capsys, str(root)) == ["TG302", "TG402"]  # premise: the table's applies
+    assert codes_found(capsys, str(root), "--select", "TG402") == ["TG402"]
+
+
+def test_a_bad_extend_select_flag_is_one_line_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `_codes("--extend-select", args.extend_select)` with
+    `args.extend_select.split(",")` in `src/truegreen/cli/audit.py`."""
+    status, out, err = audit(capsys, str(project), "--extend-select", "TG105,no-asertion")
+    assert (status, out) == (2, "")
+    assert err == (
+        "truegreen: error: --extend-select expects comma-separated rule codes, code prefixes "
+        "(TG4), rule names or ALL, found 'no-asertion'; truegreen audit --list-rules shows them\n"
+    )
+
+
+def test_a_bad_extend_select_key_is_one_line_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `("select", "extend-select", "ignore")` with `("select", "ignore")` in
+    `src/truegreen/audit/settings.py`."""
+    (project / "pyproject.toml").write_text('[tool.truegreen.audit]\nextend-select = ["TG1O5"]\n')
+    status, _, err = audit(capsys, str(project))
+    expected = (
+        f"truegreen: error: {project / 'pyproject.toml'}: [tool.truegreen.audit] extend-select: "
+        "expected a list of rule codes, code prefixes such as 'TG4', rule names, or 'ALL', "
+        "found 'TG1O5' (did you mean 'TG105'?)\n"
+    )
+    assert (status, err) == (2, expected)

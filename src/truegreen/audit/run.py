@@ -172,13 +172,16 @@ def audit(
     paths: Sequence[Path] = (),
     select: Optional[Sequence[str]] = None,
     ignore: Optional[Sequence[str]] = None,
+    extend_select: Sequence[str] = (),
 ) -> Report:
     """Audit ``paths`` (default: the project root). ``select`` and ``ignore``, when given,
-    replace the table's."""
+    replace the table's (``select`` its ``extend-select`` too); ``extend_select`` adds to
+    what is selected, as ruff's ``--extend-select`` does."""
     chosen = settings.choose(
         registry.all_rules(),
         project.settings.get("select") if select is None else select,
         project.settings.get("ignore", ()) if ignore is None else ignore,
+        [*(project.settings.get("extend-select", ()) if select is None else ()), *extend_select],
     )
     walked = python_files(project, list(paths) or [project.root])
     selected = scope.select(project, walked, paths)

@@ -11,7 +11,7 @@ from truegreen.audit.base import Rule
 from truegreen.core.errors import ConfigError
 
 TABLE = "[tool.truegreen.audit]"
-KEYS = ("select", "ignore", "per-file-ignores", "exclude", "seams")
+KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "seams")
 SELECTOR = "a list of rule codes, code prefixes such as 'TG4', rule names, or 'ALL'"
 
 
@@ -69,7 +69,7 @@ def check(table: Mapping[str, Any], source: str, rules: Sequence[type[Rule]]) ->
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{origin}: expected a known key, found {key!r}{hint}")
-        if key in ("select", "ignore"):
+        if key in ("select", "extend-select", "ignore"):
             settings[key] = check_selectors(where, raw, rules)
         elif key == "exclude":
             settings[key] = _strings(where, raw, "a list of path globs")
@@ -106,16 +106,21 @@ def matches(selector: str, rule: type[Rule]) -> bool:
 
 
 def choose(
-    rules: Iterable[type[Rule]], select: Optional[Sequence[str]], ignore: Sequence[str]
+    rules: Iterable[type[Rule]],
+    select: Optional[Sequence[str]],
+    ignore: Sequence[str],
+    extend: Sequence[str] = (),
 ) -> list[type[Rule]]:
-    """The rules a run uses: the selected (default rules when nothing is selected) less the
-    ignored. A syntax error is reported whatever is selected, unless ignored."""
+    """The rules a run uses: the selected (default rules when nothing is selected) and the
+    ``extend`` ones (``extend-select``, added to whatever is selected), less the ignored. A
+    syntax error is reported whatever is selected, unless ignored."""
     chosen = []
     for rule in rules:
         if select is None:
             picked = rule.default
         else:
             picked = rule.code == "TG000" or any(matches(s, rule) for s in select)
+        picked = picked or any(matches(s, rule) for s in extend)
         if picked and not any(names(s, rule) for s in ignore):
             chosen.append(rule)
     return chosen

@@ -39,6 +39,9 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument(
         "--select", metavar="CODES", help="comma-separated codes, prefixes (TG4), names or ALL"
     )
+    parser.add_argument("--extend-select", metavar="CODES",
+                        help="comma-separated codes or names added to the selected rules "
+                        "(opt-in ones among them)")  # fmt: skip
     parser.add_argument("--ignore", metavar="CODES", help="comma-separated codes to leave out")
     parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--list-rules", action="store_true",
@@ -78,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     select, ignore = _codes("--select", args.select), _codes("--ignore", args.ignore)
     # pytest's configuration is looked for from the paths' common ancestor, as pytest does
     project = discover_project(common_ancestor(args.paths, Path.cwd()))
-    result = audit(project, args.paths, select, ignore)
+    extend = _codes("--extend-select", args.extend_select) or []
+    result = audit(project, args.paths, select, ignore, extend)
     writers = {"text": report.text, "json": report.as_json, "sarif": report.sarif,
                "github": report.github}  # fmt: skip
     output = writers[args.format](result)

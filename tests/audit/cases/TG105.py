@@ -302,3 +302,59 @@ def test_ignores_warnings():  # expect: TG105
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         emit()
+
+
+def test_reset_shouldnt_raise_on_a_closed_stream():
+    build_report()
+
+
+def testDoesNotRaiseOnAnEmptyReport():
+    build_report()
+
+
+def test_copies_a_frozen_report():
+    build_report()  # just check it doesn't raise
+
+
+def test_builds_an_empty_report():
+    """Building an empty report should not raise."""
+    build_report()
+
+
+def test_raises_later():  # expect: TG105
+    build_report()  # raises an exception once the report is gone
+
+
+def test_no_errors_reported():
+    build_report()
+
+
+def test_validator_accepts_an_int():
+    v = instance_of(int)
+    v(None, 42)
+
+
+def test_validator_refuses_a_string():
+    v = instance_of(int)
+    with pytest.raises(TypeError):
+        v(None, "42")
+
+
+def test_calls_something_else_beside_a_refusing_test():  # expect: TG105
+    emit()
+
+
+class TestParser(unittest.TestCase):
+    def test_accepts_a_number(self):
+        parse("1")
+
+    def test_refuses_a_word(self):
+        self.assertRaises(ValueError, parse, "x")
+
+
+def instance_of(kind):
+    return lambda instance, value: isinstance(value, kind)
+
+
+def parse(text):
+    return int(text)

@@ -123,3 +123,68 @@ def test_it_counts_warnings_turned_into_errors_as_a_check() -> None:
     assert flagged(run.format("'ignore'")) != []  # premise
     assert flagged(run.format("'error'")) == []
     assert flagged(run.format("action='error'")) == []
+
+
+def test_a_test_named_for_not_raising_is_not_flagged() -> None:
+    """Ablation: replace `NOT_RAISING_NAME.search(snake)` with `None` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    assert flagged("def test_reset():\n    reset()\n") != []  # premise
+    assert flagged("def test_reset_shouldnt_raise():\n    reset()\n") == []
+    assert flagged("def testResetDoesNotRaise():\n    reset()\n") == []
+
+
+def test_a_test_whose_docstring_says_nothing_raises_is_not_flagged() -> None:
+    """Ablation: replace `NOT_RAISING_TEXT.search(ast.get_docstring(node) or "")` with `None`
+    in `src/truegreen/audit/rules/no_assertion.py`."""
+    source = 'def test_reset():\n    """{}"""\n    reset()\n'
+    assert flagged(source.format("Resets the stream.")) != []  # premise
+    assert flagged(source.format("Resetting a closed stream does not raise.")) == []
+
+
+def test_a_test_whose_comment_says_nothing_raises_is_not_flagged() -> None:
+    """Ablation: replace `any(NOT_RAISING_TEXT.search(line.partition("#")[2]) for line in
+    lines)` with `False` in `src/truegreen/audit/rules/no_assertion.py`."""
+    source = "def test_copy(c):\n    copy(c)  # {}\n"
+    assert flagged(source.format("raises an exception when broken")) != []  # premise
+    assert flagged(source.format("just check it doesn't raise")) == []
+
+
+PAIR = """\
+import pytest
+
+
+def test_accepts_an_int(v):
+    v(None, 42)
+{between}
+
+def test_refuses_a_string(v):
+    with pytest.raises(TypeError):
+        {refused}(None, "42")
+"""
+
+
+def test_the_accepting_half_of_a_pair_is_not_flagged() -> None:
+    """Ablation: replace `set(self._called_under_raises(sibling))` with `set()` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    assert flagged(PAIR.format(between="", refused="w")) != []  # premise: another callee
+    assert flagged(PAIR.format(between="", refused="v")) == []
+
+
+def test_the_accepting_half_of_a_unittest_pair_is_not_flagged() -> None:
+    """Ablation: replace `ctx.qualname(inner.args[1])` with `None` in
+    `src/truegreen/audit/rules/no_assertion.py`."""
+    source = (
+        "import unittest\n\n\nclass TestParse(unittest.TestCase):\n"
+        "    def test_accepts(self):\n        parse('1')\n\n"
+        "    def test_refuses(self):\n        self.assertRaises(ValueError, {}, 'x')\n"
+    )
+    assert flagged(source.format("int")) != []  # premise
+    assert flagged(source.format("parse")) == []
+
+
+def test_a_refusing_test_far_away_does_not_pair() -> None:
+    far = "".join(f"\n\ndef test_{n}():\n    assert 1\n" for n in "abc")
+    assert flagged(PAIR.format(between=far, refused="v")) == [
+        "test_accepts_an_int asserts nothing: assert the outcome it is named for (or call a "
+        "helper that does)"
+    ]
