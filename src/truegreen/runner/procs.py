@@ -20,7 +20,7 @@ from typing import Optional, Protocol
 from truegreen.core.protocol import REAL_HOME_VAR
 from truegreen.guards.procfs import descendants
 
-# Variables the sealed runner passes through; everything else is dropped (doctrine 003).
+# Variables the sealed runner passes through; everything else is dropped.
 ALLOWED = (
     "PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "COMSPEC", "WINDIR", "TMPDIR", "TEMP",
     "TMP", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "VIRTUAL_ENV",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.audit.rules.helpers import PROJECTS, load_project, project_findings
 from truegreen.audit.rules.retry_plugin import RetryPlugin, normalise
 
-FIX = "fix the flake instead (doctrine 001: a flake is a bug)"
+FIX = "fix the flake instead: a test that passes on a retry has a bug a retry hides"
 
 
 def test_it_names_each_rerun_setting_and_retry_dependency_with_its_line() -> None:

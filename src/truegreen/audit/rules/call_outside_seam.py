@@ -63,8 +63,8 @@ class CallOutsideSeam(Rule):
     Spawns, environment reads and process control scattered across a code base cannot be
     patched in one place, so tests either miss them (and run real processes, read the
     developer's environment) or patch each call site and drift. Keeping them behind a few
-    seams is what makes them patchable at all, and what makes a portability review cheap
-    (doctrine 001, "Portability guard").
+    seams is what makes them patchable at all, and what makes a portability review cheap: a
+    reviewer reads the seams, not every call site.
 
     ## Example
     ```python

@@ -72,7 +72,7 @@ class DeprecationPosture(Rule):
     ## Why is this bad?
     A deprecation that only prints is read by nobody: the dependency removes the API a
     release later and the suite breaks all at once. As an error, a new deprecation fails the
-    test that triggers it, the day it appears (doctrine 001: deprecations are errors). pytest
+    test that triggers it, the day it appears: deprecations are errors. pytest
     applies `filterwarnings` so that when a warning matches several entries, the **last**
     matching one decides, and `-W` options after them; so a blanket ignore placed after the
     `error::` line silently makes it inert.

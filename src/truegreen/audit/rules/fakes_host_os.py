@@ -22,8 +22,8 @@ class FakesHostOs(Rule):
     ## Why is this bad?
     The test then exercises code paths on an OS they were never meant to run on: Windows
     branches run against POSIX paths, POSIX branches against a patched `os.name`. It passes,
-    and proves nothing about the real Windows or macOS behaviour (doctrine 003: "if the test
-    needs the interpreter to believe it is on another OS to pass, it belongs on that OS").
+    and proves nothing about the real Windows or macOS behaviour: a test that needs the
+    interpreter to believe it is on another OS to pass belongs on that OS.
 
     ## Example
     ```python

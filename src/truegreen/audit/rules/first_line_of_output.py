@@ -32,8 +32,8 @@ class FirstLineOfOutput(Rule):
     ## Why is this bad?
     A command that falls back loudly prints a warning before its normal output; a deprecation
     notice or a log line does the same. Line 0 is then the warning, and the assertion breaks,
-    or worse, passes on the wrong line (doctrine 000: CLI output tests must scan for their
-    marker line, never index `splitlines()[0]`).
+    or worse, passes on the wrong line. A test of a command's output should scan for the line
+    it expects, never index `splitlines()[0]`.
 
     ## Example
     ```python

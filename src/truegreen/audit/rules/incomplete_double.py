@@ -29,8 +29,8 @@ class IncompleteDouble(Rule):
     ## Why is this bad?
     A fake that subclasses the real boundary is only as offline as the methods it overrides.
     The day production calls one it does not override, every test that uses the fake runs the
-    real method (a real `devcontainer exec`, a real HTTP call), silently and still green
-    (doctrine 000, "The false-green double").
+    real method (a real `devcontainer exec`, a real HTTP call), silently and still green: a
+    double that is not complete is a false green waiting for its day.
 
     ## Example
     ```python

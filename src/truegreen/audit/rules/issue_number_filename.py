@@ -47,8 +47,8 @@ class IssueNumberFilename(Rule):
     A file named for a ticket says when a test was written, not what it protects. The next
     reader has to open the tracker to learn what breaks if it fails, the tests for one
     behaviour end up scattered across a dozen ticket files, and nobody knows which of them
-    may go when the behaviour changes (doctrine 003: tests live with the behaviour they pin;
-    the issue is a reference in a docstring).
+    may go when the behaviour changes. Tests live with the behaviour they pin; the issue is a
+    reference in a docstring.
 
     ## Example
     ```text

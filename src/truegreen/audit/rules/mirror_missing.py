@@ -59,8 +59,8 @@ class MirrorMissing(Rule):
     When every module has a test file of its own name, a reader finds a unit's tests without
     searching, a reviewer sees at once that a new module arrived without tests, and a
     regression lands in the file that owns it. A module without a mirror is tested, if at
-    all, from somewhere nobody will look (doctrine 001: the mirror-file rule; a module
-    without a mirror file is a smell, kept in a register of known gaps until closed).
+    all, from somewhere nobody will look. A module without its mirror file is a smell, kept in
+    a register of known gaps until it is closed.
 
     ## Example
     ```text

@@ -20,8 +20,8 @@ class PatchesPrivateSymbol(Rule):
     A patched private symbol is an implicit contract nobody sees: rename or inline it and the
     patch keeps "working" (with `raising=False`, or because the attribute is recreated) while
     the code under test no longer goes through it, and the test stays green while the real
-    thing runs (doctrine 000: patch the public module surface, never a private symbol). A
-    public seam breaks loudly when it changes, which is what a test wants.
+    thing runs. Patch the public module surface, never a private symbol: a public seam breaks
+    loudly when it changes, which is what a test wants.
 
     ## Example
     ```python

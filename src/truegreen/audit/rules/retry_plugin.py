@@ -23,7 +23,7 @@ INI_KEYS = ("reruns", "retries")
 MARKS = frozenset({"pytest.mark.flaky", "pytest.mark.rerun", "pytest.mark.retry"})
 DECORATORS = frozenset({"flaky.flaky"})
 _LAST_PARTS = frozenset(name.rsplit(".", 1)[1] for name in MARKS | DECORATORS)
-FIX = "fix the flake instead (doctrine 001: a flake is a bug)"
+FIX = "fix the flake instead: a test that passes on a retry has a bug a retry hides"
 
 
 class RetryPlugin(Rule):

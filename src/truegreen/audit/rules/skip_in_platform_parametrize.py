@@ -21,7 +21,7 @@ class SkipInPlatformParametrize(Rule):
     ## Why is this bad?
     Only the host's row ever runs. Every other row reports *skipped* on every host, so the
     Windows row is never exercised anywhere, while the parametrize suggests all three OSes are
-    covered (doctrine 003).
+    covered.
 
     ## Example
     ```python

@@ -33,7 +33,7 @@ class SkipifPlatform(Rule):
     Such a test runs only on the hosts its condition allows and is skipped on every other,
     where it reports green: if none of your CI lanes is such a host, it runs nowhere and
     nothing says so. Nothing outside the condition says where it runs either: a lane that
-    picks its files with `truegreen platforms --os windows` (doctrine 003) reads the
+    picks its files with `truegreen platforms --os windows` reads the
     `platforms` marker, so it never imports a test gated only by
     `skipif(sys.platform != "win32")`, and the full-suite lanes skip it.
 

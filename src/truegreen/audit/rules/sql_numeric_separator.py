@@ -55,7 +55,7 @@ class SqlNumericSeparator(Rule):
     Inside the quotes it is not Python. SQLite accepts underscores in numeric literals only from
     3.46.0, so the statement works on a new machine and fails on an older CI runner with
     `unrecognized token: "90_000"`; other databases reject it outright. Ruff, mypy and review
-    all read it as correct Python, and a local run cannot catch it (doctrine 000).
+    all read it as correct Python, and a local run on a new machine cannot catch it.
 
     ## Example
     ```python

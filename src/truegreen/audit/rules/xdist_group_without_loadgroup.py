@@ -27,8 +27,8 @@ class XdistGroupWithoutLoadgroup(Rule):
     pytest-xdist honours `xdist_group` only under the `loadgroup` scheduler. Under the default
     `load` scheduler the mark is silently ignored: the tests it was meant to keep on one
     worker run concurrently on several, and whatever they share (a server, a port, a file)
-    races. The mark reads as a guarantee and gives none (doctrine 001: `--dist loadgroup` is a
-    scheduling declaration and lives in `addopts`, so a local `-n` run schedules as CI does).
+    races. The mark reads as a guarantee and gives none. `--dist loadgroup` is a scheduling
+    declaration and belongs in `addopts`, so a local `-n` run schedules as CI does.
 
     ## Example
     ```toml
