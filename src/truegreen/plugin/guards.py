@@ -106,8 +106,10 @@ class GuardsPlugin:
         basetemp = _real(str(factory.getbasetemp()))
         run_dir = os.path.join(basetemp, "truegreen-run")
         if self.settings.metrics:  # one stream: the children report into the metrics too,
-            # in a directory of this session's own (pytest processes can share the metrics)
-            run_dir = os.path.join(os.path.abspath(self.settings.metrics), f"run-{os.getpid()}")
+            # in the run's directory, in one of this process's own (a run has several)
+            from truegreen.plugin.metrics import run_directory
+
+            run_dir = os.path.join(run_directory(self.config) or "", f"run-{os.getpid()}")
         policy = self._policy(basetemp, run_dir)
         self._watch_home(policy)  # before the run directory is made: it may be in the home
         with hook.quiet():
