@@ -67,8 +67,11 @@ def test_the_timeline_loads_without_console_errors_and_draws_one_bar_per_test(
     assert bars.count("passed unfinished") == 1
     summary = re.search(r'id="summary">([^<]+)<', done.stdout)
     assert summary is not None
-    assert re.fullmatch(r"6 tests \(4 passed, 1 failed\) in 1 process \(session\) over "
-                        r"[\d.]+ m?s; 1 never finished \(striped\)", summary[1]), summary[1]
+    assert re.fullmatch(
+        r"6 tests \(4 passed, 1 failed\) in 1 process \(session\) over "
+        r"[\d.]+ m?s; 1 never finished \(striped\)",
+        summary[1],
+    ), summary[1]
     assert re.findall(r'class="label"[^>]*>([^<]+)<', done.stdout) == ["session"]
     assert len(re.findall(r'class="tick"', done.stdout)) >= 3  # a time axis
     assert len(re.findall(r'class="seg (setup|call|teardown)"', done.stdout)) == 15

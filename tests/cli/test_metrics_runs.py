@@ -91,8 +91,7 @@ def test_every_session_of_one_truegreen_run_is_one_run(tmp_path: Path) -> None:
     assert len(found) == 1
     from truegreen.core.timeline import build
 
-    assert sorted(lane.name for lane in build(found[0].streams).lanes) == ["test_a.py",
-                                                                          "test_b.py"]
+    assert sorted(lane.name for lane in build(found[0].streams).lanes) == ["test_a.py", "test_b.py"]
 
 
 def _stream(directory: Path, name: str, *records: dict[str, Any]) -> Path:
@@ -128,17 +127,30 @@ RUN = "20261202T000000Z-abcdef"
 def _xdist_run(metrics: Path) -> Path:
     """A controller and two workers, by hand: gw0 ran two tests, gw1 one that failed."""
     run = metrics / RUN
-    _stream(run, "session-10.jsonl", _process(10, "session", 100.0, RUN),
-            {"event": "session_start", "t": 100.0, "worker": None},
-            {"event": "session_end", "t": 104.0, "exitstatus": 1, "worker": None})
-    _stream(run, "worker-11.jsonl", _process(11, "worker", 101.0, RUN),
-            {"event": "session_start", "t": 101.0, "worker": "gw0"},
-            *_test("t.py::a", 101.5, 0.5), *_test("t.py::b", 102.5, 0.5),
-            {"event": "session_end", "t": 103.5, "exitstatus": 0, "worker": "gw0"})
-    _stream(run, "worker-12.jsonl", _process(12, "worker", 101.0, RUN),
-            {"event": "session_start", "t": 101.0, "worker": "gw1"},
-            *_test("t.py::c", 101.5, 1.5, "failed"),
-            {"event": "session_end", "t": 103.5, "exitstatus": 1, "worker": "gw1"})
+    _stream(
+        run,
+        "session-10.jsonl",
+        _process(10, "session", 100.0, RUN),
+        {"event": "session_start", "t": 100.0, "worker": None},
+        {"event": "session_end", "t": 104.0, "exitstatus": 1, "worker": None},
+    )
+    _stream(
+        run,
+        "worker-11.jsonl",
+        _process(11, "worker", 101.0, RUN),
+        {"event": "session_start", "t": 101.0, "worker": "gw0"},
+        *_test("t.py::a", 101.5, 0.5),
+        *_test("t.py::b", 102.5, 0.5),
+        {"event": "session_end", "t": 103.5, "exitstatus": 0, "worker": "gw0"},
+    )
+    _stream(
+        run,
+        "worker-12.jsonl",
+        _process(12, "worker", 101.0, RUN),
+        {"event": "session_start", "t": 101.0, "worker": "gw1"},
+        *_test("t.py::c", 101.5, 1.5, "failed"),
+        {"event": "session_end", "t": 103.5, "exitstatus": 1, "worker": "gw1"},
+    )
     # the guards' file of gw0 (no run in its header: its directory names the run)
     _stream(run / "run-11", "session-11.jsonl", _process(11, "session", 101.0),
             {"event": "spawn", "t": 102.0, "test": "t.py::a", "program": "git", "verb": "init",
@@ -152,8 +164,13 @@ def test_a_stream_without_a_run_id_is_a_run_of_its_own(
     """Files written before run ids (flat in the directory, no ``run``) stay readable, as one
     run beside the new ones; the guards' file in a run's directory belongs to that run."""
     _xdist_run(tmp_path)
-    _stream(tmp_path, "session-5.jsonl", _process(5, "session", 50.0),
-            {"event": "session_start", "t": 50.0, "worker": None}, *_test("old.py::x", 50.5, 1))
+    _stream(
+        tmp_path,
+        "session-5.jsonl",
+        _process(5, "session", 50.0),
+        {"event": "session_start", "t": 50.0, "worker": None},
+        *_test("old.py::x", 50.5, 1),
+    )
     found = runs(read_dir(tmp_path))
     assert [(r.id, r.processes, r.tests) for r in found] == [("", 1, 1), (RUN, 3, 3)]
     assert any(s.path.parent.name == "run-11" for s in found[1].streams)
@@ -162,8 +179,7 @@ def test_a_stream_without_a_run_id_is_a_run_of_its_own(
     assert (data["run"], data["tests"]) == ("", 1)
     assert main(["metrics", str(tmp_path), "--run", "2025"]) == 2
     assert capsys.readouterr().err == (
-        f"truegreen: error: --run 2025: expected one of the runs none, {RUN}, found no such "
-        "run\n"
+        f"truegreen: error: --run 2025: expected one of the runs none, {RUN}, found no such run\n"
     )
 
 
@@ -186,10 +202,15 @@ def test_each_figure_says_what_it_measures(
 def test_one_process_has_no_parallel_efficiency_and_singular_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: replace `if capacity and self.workers > 1` with `if capacity` in
+    """Ablation: replace `self.workers > 1` with `self.workers >= 1` in
     `src/truegreen/core/metrics.py`: one process is given a parallel efficiency. Restored."""
-    _stream(tmp_path / RUN, "session-5.jsonl", _process(5, "session", 50.0, RUN),
-            {"event": "session_start", "t": 50.0, "worker": None}, *_test("a.py::x", 50.5, 1))
+    _stream(
+        tmp_path / RUN,
+        "session-5.jsonl",
+        _process(5, "session", 50.0, RUN),
+        {"event": "session_start", "t": 50.0, "worker": None},
+        *_test("a.py::x", 50.5, 1),
+    )
     assert main(["metrics", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"truegreen metrics: 1 test (1 passed), run {RUN}\n")
@@ -229,7 +250,8 @@ def test_the_trace_is_trace_event_json_with_a_named_lane_per_process(
     phases = [e for e in complete if e["cat"] == "phase" and e["args"]["test"] == "t.py::c"]
     assert [p["name"] for p in phases] == ["setup", "call", "teardown"]
     for inner in phases:  # nested in their test, as the viewers draw them
-        assert c["ts"] <= inner["ts"] and inner["ts"] + inner["dur"] <= c["ts"] + c["dur"]
+        assert c["ts"] <= inner["ts"]
+        assert inner["ts"] + inner["dur"] <= c["ts"] + c["dur"]
     fixture = next(e for e in complete if e["cat"] == "fixture" and e["args"]["test"] == "t.py::c")
     assert (fixture["name"], fixture["dur"]) == ("fixture db", 100_000)
     assert [e["name"] for e in found if e["ph"] == "i"] == ["git init"]

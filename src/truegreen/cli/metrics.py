@@ -45,15 +45,23 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     parser.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
-    parser.add_argument("--html", type=Path, metavar="FILE",
-                        help="write a self-contained timeline page")
-    parser.add_argument("--trace", type=Path, metavar="FILE",
-                        help="write Chrome trace-event JSON (open it in ui.perfetto.dev or "
-                        "chrome://tracing)")
+    parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="write a self-contained timeline page"
+    )
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="write Chrome trace-event JSON (open it in ui.perfetto.dev or chrome://tracing)",
+    )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--run", metavar="ID", dest="run_id",
-                       help="the run to summarise (its id or a prefix naming only it; none "
-                       "for streams written without an id); default the latest")
+    which.add_argument(
+        "--run",
+        metavar="ID",
+        dest="run_id",
+        help="the run to summarise (its id or a prefix naming only it; none "
+        "for streams written without an id); default the latest",
+    )
     which.add_argument("--all", action="store_true",
                        help="sum every run in DIR together")  # fmt: skip
     parser.add_argument("--durations-out", type=Path, metavar="FILE",
@@ -143,8 +151,8 @@ def _runs_note(directory: Path, data: dict[str, Any], every: bool) -> list[str]:
              "--all sums them all:"]  # fmt: skip
     for run in found:
         mark = "  <- this report" if not every and run["id"] == data["run"] else ""
-        lines.append(f"  {run['id'] or 'none':<24}  {_when(run['started'])}  "
-                     f"{_processes(run['processes'])}, {plural(run['tests'], 'test')}{mark}")  # fmt: skip
+        counted = f"{_processes(run['processes'])}, {plural(run['tests'], 'test')}"
+        lines.append(f"  {run['id'] or 'none':<24}  {_when(run['started'])}  {counted}{mark}")
     return lines
 
 

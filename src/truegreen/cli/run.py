@@ -144,7 +144,9 @@ def isolated(
                 print("no tests ran")
                 return 5
             results = sessions.run()
-            sessions.status = report(results, args, start, deadline, lambda: _running(metrics / run_id))
+            sessions.status = report(
+                results, args, start, deadline, lambda: _running(metrics / run_id)
+            )
             return sessions.status
     finally:
         if server is not None:

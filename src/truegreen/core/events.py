@@ -160,9 +160,7 @@ def problem(record: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def header(
-    t: float, pid: int, ppid: int, role: str, run: Optional[str] = None
-) -> dict[str, Any]:
+def header(t: float, pid: int, ppid: int, role: str, run: Optional[str] = None) -> dict[str, Any]:
     """The first record of every process's file, the one that carries the version."""
     record = {VERSION_KEY: VERSION, EVENT: PROCESS, "t": t, "pid": pid, "ppid": ppid, "role": role}
     if run is not None:

@@ -83,9 +83,7 @@ def build(streams: list[Stream]) -> Timeline:
 
 
 def _lane(pid: int, streams: list[Stream], origin: float) -> Optional[Lane]:
-    records = sorted(
-        (r for s in streams for r in s.records), key=lambda r: _time(r, float("inf"))
-    )
+    records = sorted((r for s in streams for r in s.records), key=lambda r: _time(r, float("inf")))
     # the guards' file of a worker says "session": the metrics' file knows better
     role = "worker" if any(s.process.get("role") == "worker" for s in streams) else "session"
     worker: Optional[str] = None

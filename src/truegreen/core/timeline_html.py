@@ -25,14 +25,14 @@ def page_data(streams: list[Stream], run: str = "") -> dict[str, Any]:
     timeline = build(streams)
     summary = summarize(streams)
     counts: dict[str, int] = {}
-    lanes = []
+    lanes: list[dict[str, Any]] = []
     outcome_of: dict[str, str] = {}
     for lane in timeline.lanes:
         bars = []
         for bar in lane.bars:
             if not bar.unfinished:  # counted apart: its outcome was never known
                 counts[bar.outcome] = counts.get(bar.outcome, 0) + 1
-            outcome_of[bar.test] = bar.outcome
+            outcome_of[bar.test] = "unfinished" if bar.unfinished else bar.outcome
             bars.append({
                 "test": bar.test, "start": round(bar.start, 6), "end": round(bar.end, 6),
                 "outcome": bar.outcome, "unfinished": bar.unfinished,
@@ -47,8 +47,8 @@ def page_data(streams: list[Stream], run: str = "") -> dict[str, Any]:
         path = test.split("::", 1)[0]
         files[path] = files.get(path, 0) + 1
     by_fixture: dict[tuple[str, str], list[Any]] = {}  # -> [setups, seconds, slowest, its test]
-    for lane in lanes:
-        for bar in lane["bars"]:
+    for drawn in lanes:
+        for bar in drawn["bars"]:
             for name, scope, _, seconds in bar["fixtures"]:
                 entry = by_fixture.setdefault((name, scope), [0, 0.0, -1.0, ""])
                 entry[0] += 1
@@ -88,7 +88,7 @@ _PAGE = r"""<!DOCTYPE html>
 <title>truegreen timeline</title>
 <style>
 :root{--passed:#2f9e5b;--failed:#d6402b;--error:#9c36b5;--skipped:#a9b1ba;--xfailed:#e2a03f;
---ink:#1f2328;--muted:#656d76;--line:#d8dee4;--band:#eef1f4;--label:150px;--lane:30px}
+--unfinished:#e8590c;--ink:#1f2328;--muted:#656d76;--line:#d8dee4;--band:#eef1f4;--label:150px;--lane:30px}
 *{box-sizing:border-box}
 body{font:13px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:var(--ink);
 background:#fff}
@@ -124,7 +124,8 @@ overflow:hidden;background:var(--c)}
 .bar.passed{--c:var(--passed)}.bar.failed{--c:var(--failed)}.bar.error{--c:var(--error)}
 .bar.skipped{--c:var(--skipped)}.bar.xfailed{--c:var(--xfailed)}
 .seg{position:absolute;top:0;bottom:0;background:var(--c)}
-.bar[data-phased]{background:color-mix(in srgb,var(--c) 14%,#fff);box-shadow:inset 0 0 0 1px var(--c)}
+.bar[data-phased]{background:color-mix(in srgb,var(--c) 14%,#fff);
+box-shadow:inset 0 0 0 1px var(--c)}
 .seg.setup,.seg.teardown{opacity:.45}
 .bar.unfinished{background:repeating-linear-gradient(45deg,var(--c),var(--c) 4px,#fff 4px,
 #fff 7px);outline:1px solid var(--c)}
@@ -197,6 +198,11 @@ function secs(s) {
   if (s < 60) { return s.toFixed(2) + " s"; }
   return Math.floor(s / 60) + "m " + (s % 60).toFixed(0) + "s";
 }
+function round(s) {  // an axis label: 0.05 s is "50 ms", 2 s is "2 s"
+  if (s === 0) { return "0 s"; }
+  if (s < 1) { return Number((s * 1000).toPrecision(6)) + " ms"; }
+  return Number(s.toPrecision(6)) + " s";
+}
 function pct(t) { return (100 * (t - lo) / (hi - lo)) + "%"; }
 function len(d) { return (100 * d / (hi - lo)) + "%"; }
 
@@ -260,7 +266,10 @@ function showTip(e, rows, title) {
 }
 function hideTip() { tip.style.display = "none"; }
 function hover(node, rows, title) {
-  node.addEventListener("mousemove", function (e) { e.stopPropagation(); showTip(e, rows, title); });
+  node.addEventListener("mousemove", function (e) {
+    e.stopPropagation();
+    showTip(e, rows, title);
+  });
   node.addEventListener("mouseleave", hideTip);
 }
 
@@ -330,7 +339,7 @@ function drawAxis() {
     var at = Math.round(t / step) * step;
     var tick = el("div", "tick");
     tick.style.left = pct(at);
-    tick.appendChild(el("span", "", secs(at)));
+    tick.appendChild(el("span", "", round(at)));
     axis.appendChild(tick);
     var grid = el("div", "grid");
     grid.style.left = pct(at);

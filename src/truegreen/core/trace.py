@@ -73,6 +73,9 @@ def trace(streams: list[Stream], run: str = "") -> dict[str, Any]:
     return {
         "traceEvents": found,
         "displayTimeUnit": "ms",
-        "otherData": {"generator": "truegreen metrics", "run": run,
-                      "origin_epoch_seconds": timeline.origin},  # fmt: skip
+        "otherData": {
+            "generator": "truegreen metrics",
+            "run": run,
+            "origin_epoch_seconds": timeline.origin,
+        },
     }
