@@ -194,7 +194,8 @@ def test_each_figure_says_what_it_measures(
         "     4.00s  wall clock of the session: first process start to last process end\n"
         "     1.70s  wall clock of the tests: first test start to last test end\n"
         "     3.10s  test time: setup + call + teardown of every test, summed over 2 processes\n"
-        "       91%  parallel efficiency: test time / (2 processes x the tests' wall clock)\n"
+        "       91%  parallel efficiency: test time / (2 processes at once x the tests' "
+        "wall clock)\n"
     ) in out
     assert "cleanup tail (last test end to process end)\n     0.300s  gw0\n     0.300s  gw1" in out
 
@@ -202,7 +203,7 @@ def test_each_figure_says_what_it_measures(
 def test_one_process_has_no_parallel_efficiency_and_singular_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: replace `self.workers > 1` with `self.workers >= 1` in
+    """Ablation: replace `self.parallel > 1` with `self.parallel >= 1` in
     `src/truegreen/core/metrics.py`: one process is given a parallel efficiency. Restored."""
     _stream(
         tmp_path / RUN,
@@ -258,3 +259,21 @@ def test_the_trace_is_trace_event_json_with_a_named_lane_per_process(
     sessions = [e for e in complete if e["cat"] == "session"]
     assert [(e["pid"], e["dur"]) for e in sessions] == [(10, 4_000_000), (11, 2_500_000),
                                                         (12, 2_500_000)]  # fmt: skip
+
+
+def test_file_sessions_one_after_another_have_no_parallel_efficiency(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two processes of one run that ran their tests one after the other (``truegreen run
+    --isolate-files -j 1``) never ran two at once: no efficiency to speak of.
+
+    Ablation: replace `max(peak, now)` with `max(peak, now + 1)` in
+    `src/truegreen/core/metrics.py`: they are taken for two at once. Restored."""
+    for pid, start in ((5, 50.0), (6, 52.0)):
+        _stream(tmp_path / RUN, f"session-{pid}.jsonl", _process(pid, "session", start, RUN),
+                {"event": "session_start", "t": start, "worker": None},
+                *_test(f"f{pid}.py::x", start + 0.5, 1))  # fmt: skip
+    assert main(["metrics", str(tmp_path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["workers"], data["parallel"]) == (2, 1)
+    assert data["parallel_efficiency"] is None

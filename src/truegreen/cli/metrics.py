@@ -83,6 +83,7 @@ def document(summary: Summary, top: int, chosen: Optional[Run], found: list[Run]
         "tests_wall_seconds": round(summary.span, 3),
         "worker_seconds": round(summary.busy, 3),
         "workers": summary.workers,
+        "parallel": summary.parallel,
         "parallel_efficiency": None if efficiency is None else round(efficiency, 3),
         "tests": len(summary.tests),
         "outcomes": dict(sorted(_count(summary.outcomes).items())),
@@ -132,9 +133,10 @@ def _figures(data: dict[str, Any]) -> list[tuple[str, str]]:
          + (f", summed over {_processes(workers)}" if workers > 1 else "")),
     ]  # fmt: skip
     if data["parallel_efficiency"] is not None:
+        at_once = data["parallel"]
         figures.append((f"{data['parallel_efficiency']:.0%}",
-                        f"parallel efficiency: test time / ({workers} processes x the tests' "
-                        "wall clock)"))  # fmt: skip
+                        f"parallel efficiency: test time / ({at_once} processes at once x the "
+                        "tests' wall clock)"))  # fmt: skip
     return figures
 
 

@@ -179,6 +179,7 @@ class Summary:
     span: float = 0.0  # the first test's start to the last test's end, over every process
     busy: float = 0.0  # summed seconds of test phases over every process
     workers: int = 0  # the processes that ran tests
+    parallel: int = 0  # the most of them running tests at once
     tests: dict[str, float] = field(default_factory=dict)  # node id -> seconds (all phases)
     outcomes: dict[str, str] = field(default_factory=dict)
     files: dict[str, float] = field(default_factory=dict)
@@ -193,11 +194,22 @@ class Summary:
 
     @property
     def efficiency(self) -> Optional[float]:
-        """The test time over what the processes that ran tests could have given them from
-        the first test's start to the last one's end; None for one process, where it would
-        only say how much of the time went between tests."""
-        capacity = self.span * self.workers
-        return self.busy / capacity if capacity and self.workers > 1 else None
+        """The test time over what the processes running tests at once could have given them
+        from the first test's start to the last one's end; None when one ran at a time, where
+        it would only say how much of the time went between tests."""
+        capacity = self.span * self.parallel
+        return self.busy / capacity if capacity and self.parallel > 1 else None
+
+
+def _peak(spans: list[tuple[float, float]]) -> int:
+    """The most of these spans open at one moment (xdist's workers: all of them; the file
+    sessions of ``truegreen run -j 2``: two)."""
+    moments = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    peak = now = 0
+    for _, step in moments:  # at a tie an end comes first: one after another is not at once
+        now += step
+        peak = max(peak, now)
+    return peak
 
 
 def summarize(streams: list[Stream]) -> Summary:
@@ -208,6 +220,7 @@ def summarize(streams: list[Stream]) -> Summary:
     final_end: Optional[float] = None
     outcome_rank = {"failed": 3, "error": 3, "skipped": 1, "passed": 0, "xfailed": 1}
     spawns: dict[str, Counter[str]] = defaultdict(Counter)
+    spans: list[tuple[float, float]] = []  # each process's first test start to last test end
     for stream in streams:
         if stream.truncated:
             summary.truncated.append(str(stream.path))
@@ -216,12 +229,15 @@ def summarize(streams: list[Stream]) -> Summary:
         last_end = None
         end = None
         runs_tests = False
-        name = stream.path.name  # the process, as a user knows it: gw0, else its file
+        process = stream.path.name  # as a user knows it: gw0, else its file
+        own_start: Optional[float] = None
         for record in stream.records:
             event = record.get(events.EVENT)
             if event == events.TEST_START:
                 started[record["test"]] = record["t"]
                 runs_tests = True
+                if own_start is None:
+                    own_start = record["t"]
                 if first_start is None or record["t"] < first_start:
                     first_start = record["t"]
             elif event == events.TEST_END:
@@ -260,15 +276,19 @@ def summarize(streams: list[Stream]) -> Summary:
                 summary.spawns_by_program[name] += 1
                 summary.spawns_by_site[record.get("site", "?")] += 1
             elif event == events.SESSION_START:
-                name = record.get("worker") or name
+                process = record.get("worker") or process
             elif event == events.SESSION_END:
                 end = record["t"]
         summary.unfinished += sorted(started)
         if runs_tests:
             summary.workers += 1
+            own_times = [r["t"] for r in stream.records if _number(r.get("t"))]
+            own_end = max(own_times) if started or last_end is None else last_end
+            spans.append((own_start or 0.0, own_end))
             if last_end is not None and end is not None:
-                summary.tails[name] = max(0.0, end - last_end)
+                summary.tails[process] = max(0.0, end - last_end)
     summary.spawns_by_test = dict(spawns)
+    summary.parallel = _peak(spans)
     if first_start is not None:
         # a test that never finished ran on to the last record
         end = max(times) if summary.unfinished or final_end is None else final_end
