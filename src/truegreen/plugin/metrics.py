@@ -24,7 +24,7 @@ from truegreen.core import events, protocol
 from truegreen.core.metrics import RUN_ID, new_run_id
 from truegreen.guards.hook import quiet
 from truegreen.guards.violations import StreamWriter
-from truegreen.plugin.stash import per_test
+from truegreen.plugin.stash import METRICS_RUN_DIR_KEY, per_test
 
 # The per-test records are written for every test of the run, so they are formatted here
 # rather than through json.dumps (a new encoder per call, a dict per record): only strings
@@ -62,13 +62,6 @@ def _run_id(config: pytest.Config) -> str:
 NAME = "truegreen-metrics"
 
 
-def run_directory(config: pytest.Config) -> Optional[str]:
-    """The directory this run's streams go to, when the metrics are on (the guards keep
-    their children's files under it)."""
-    plugin = config.pluginmanager.get_plugin(NAME)
-    return str(plugin.directory) if isinstance(plugin, MetricsPlugin) else None
-
-
 class MetricsPlugin:
     """Writes this process's part of the event stream into the metrics directory."""
 
@@ -82,6 +75,7 @@ class MetricsPlugin:
         self.directory = directory.absolute() / self.run
         with quiet():
             self.directory.mkdir(parents=True, exist_ok=True)
+        config.stash[METRICS_RUN_DIR_KEY] = str(self.directory)  # for the guards' children
         path = self.directory / f"{self.role}-{os.getpid()}.jsonl"
         self.writer = StreamWriter(str(path), self.role, self.run)
 
