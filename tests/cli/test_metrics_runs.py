@@ -277,3 +277,28 @@ def test_file_sessions_one_after_another_have_no_parallel_efficiency(
     data = json.loads(capsys.readouterr().out)
     assert (data["workers"], data["parallel"]) == (2, 1)
     assert data["parallel_efficiency"] is None
+
+
+def test_the_run_id_a_runner_hands_over_is_used_and_not_passed_on_to_the_tests(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The id in the environment names the run; a pytest a test starts begins its own.
+
+    Ablation: replace `os.environ.pop(protocol.RUN_ID_VAR, None)` with
+    `os.environ.get(protocol.RUN_ID_VAR)` in `src/truegreen/plugin/metrics.py`: the tests
+    see it. Restored."""
+    from truegreen.core.protocol import RUN_ID_VAR
+
+    monkeypatch.setenv(RUN_ID_VAR, RUN)
+    pytester.makepyfile(
+        test_sees=f"""
+        import os
+
+        def test_the_variable_is_gone():
+            assert {RUN_ID_VAR!r} not in os.environ
+        """
+    )
+    metrics = pytester.path / "metrics"
+    result = pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}")
+    assert [h["run"] for h in _headers(metrics) if "run" in h] == [RUN]  # premise: it was read
+    result.assert_outcomes(passed=1)
