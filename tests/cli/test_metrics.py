@@ -81,7 +81,7 @@ def test_metrics_report_and_durations_file(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     metrics = run_suite(pytester, monkeypatch, "-n", "2")
-    assert len(list(metrics.glob("worker-*.jsonl"))) == 2
+    assert len(list(metrics.glob("*/worker-*.jsonl"))) == 2
     out = pytester.path / "durations.json"
     capsys.readouterr()  # pytester's own "running: ..." lines
     assert main(["metrics", str(metrics), "--format", "json", "--durations-out", str(out)]) == 0
@@ -117,7 +117,7 @@ def test_a_killed_run_leaves_a_readable_stream_naming_the_unfinished_test(
     )
     metrics = pytester.path / "metrics"
     pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", "-p", "no:randomly")
-    (stream,) = metrics.glob("session-*.jsonl")
+    (stream,) = metrics.glob("*/session-*.jsonl")
     with stream.open("ab") as handle:
         handle.write(b'{"event": "phase", "te')  # a write the kill cut short
     assert main(["metrics", str(metrics)]) == 0
@@ -163,6 +163,6 @@ def test_a_record_not_of_the_schema_is_skipped_and_named(
     out = capsys.readouterr().out
     assert "started and never finished\n  a\n" in out  # premise: the bad end was not trusted
     assert out.endswith(
-        "note: 1 records skipped, not of the stream's schema:\n"
+        "note: 1 record skipped, not of the stream's schema:\n"
         f"  {stream}:3: test_end: field 't': expected number, found str 'late'\n"
     )

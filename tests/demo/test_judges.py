@@ -120,9 +120,20 @@ def test_the_flakes_promise_fails_when_no_polluter_is_named() -> None:
 
 def test_the_run_promise_needs_the_metrics_to_count_the_same_tests() -> None:
     run = _ran("8 passed in 3.05s (4 files, one process each)", 0)
-    metrics = _ran("truegreen metrics: 7 tests, 7 passed\n\nwall 0.72s", 0)
+    figure = "     0.72s  wall clock of the session: first process start to last process end"
+    metrics = _ran(
+        f"truegreen metrics: 7 tests (7 passed), run 20261202T000000Z-abcdef\n\n{figure}", 0
+    )
     shown = judges.run([run, metrics])
     assert (shown.ok, shown.verdict) == (
         False,
         "expected the summary of the same 8 passed tests; `pytest` exited 0 without it",
+    )
+    same = _ran(
+        f"truegreen metrics: 8 tests (8 passed), run 20261202T000000Z-abcdef\n\n{figure}", 0
+    )
+    shown = judges.run([run, same])
+    assert shown.ok
+    assert shown.lines[-1].endswith(
+        "wall clock of the session: first process start to last process end"
     )

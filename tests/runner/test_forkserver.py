@@ -229,7 +229,7 @@ def test_guards_and_metrics_work_in_every_forked_child(tmp_path: Path) -> None:
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith("2 passed, 2 failed in "), done.stdout + done.stderr
     assert done.returncode == 1
-    streams = sorted((project / "metrics").glob("session-*.jsonl"))
+    streams = sorted((project / "metrics").glob("*/session-*.jsonl"))
     assert len(streams) == 2
     starts = [
         json.loads(line)["test"]

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds
-from truegreen.core.metrics import read_dir, summarize
+from truegreen.core.metrics import new_run_id, read_dir, summarize
+from truegreen.core.protocol import RUN_ID_VAR
 from truegreen.runner import forkserver, offline
 from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
@@ -83,16 +84,18 @@ def run(args: argparse.Namespace) -> int:
     metrics = Path(args.metrics or tempfile.mkdtemp(prefix="truegreen-run-metrics-"))
     deadline = args.deadline_epoch or (time.time() + args.deadline if args.deadline else None)
     env = sealed_environment(os.environ, home, args.keep_env)
+    run_id = env[RUN_ID_VAR] = new_run_id()  # every pytest this starts is one run
+    run_dir = metrics / run_id
     become_subreaper()
     start = time.time()
     try:
         if args.isolate_files:
-            return isolated(args, env, metrics, deadline, start)
+            return isolated(args, env, metrics, run_id, deadline, start)
         pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env)
         argv = pytest.argv([f"--truegreen-metrics={metrics}"])
         done = pytest.call(argv, deadline=deadline, everything=True, capture=False)
         if done.timed_out:
-            _deadline_message(start, _running(metrics))
+            _deadline_message(start, _running(run_dir))
             return Status.DEADLINE
         return done.status
     finally:
@@ -125,6 +128,7 @@ def isolated(
     args: argparse.Namespace,
     env: dict[str, str],
     metrics: Path,
+    run_id: str,
     deadline: Optional[float],
     start: float,
 ) -> int:
@@ -132,7 +136,7 @@ def isolated(
     pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env, server=server)
     limits = Limits(deadline, args.file_timeout, args.retries, args.jobs)
     try:
-        with FileSessions(pytest, metrics, limits) as sessions:
+        with FileSessions(pytest, metrics, limits, run_id) as sessions:
             if not sessions.files:
                 if deadline is not None and time.time() >= deadline:
                     _deadline_message(start, [])
@@ -140,7 +144,9 @@ def isolated(
                 print("no tests ran")
                 return 5
             results = sessions.run()
-            sessions.status = report(results, args, start, deadline, lambda: _running(metrics))
+            sessions.status = report(
+                results, args, start, deadline, lambda: _running(metrics / run_id)
+            )
             return sessions.status
     finally:
         if server is not None:

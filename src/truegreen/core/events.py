@@ -88,7 +88,11 @@ KINDS: dict[str, Kind] = {
     for kind in (
         Kind(PROCESS, "the first record of a file",
              Field(VERSION_KEY, INT, "the stream's version"), _t(), Field("pid", INT),
-             Field("ppid", INT), Field("role", STR, "`session`, `worker` or `child`")),
+             Field("ppid", INT), Field("role", STR, "`session`, `worker` or `child`"),
+             Field("run", STR, "the run's id, shared by an xdist controller and its workers "
+                   "and by every session of one `truegreen run`; missing in a child's file and "
+                   "in streams written before run ids (the run's directory names it, if any)",
+                   required=False)),
         Kind(SESSION_START, "the pytest session of this process began", _t(), _WORKER),
         Kind(SESSION_END, "the pytest session of this process ended", _t(),
              Field("exitstatus", INT, "pytest's exit status"), _WORKER),
@@ -156,6 +160,9 @@ def problem(record: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def header(t: float, pid: int, ppid: int, role: str) -> dict[str, Any]:
+def header(t: float, pid: int, ppid: int, role: str, run: Optional[str] = None) -> dict[str, Any]:
     """The first record of every process's file, the one that carries the version."""
-    return {VERSION_KEY: VERSION, EVENT: PROCESS, "t": t, "pid": pid, "ppid": ppid, "role": role}
+    record = {VERSION_KEY: VERSION, EVENT: PROCESS, "t": t, "pid": pid, "ppid": ppid, "role": role}
+    if run is not None:
+        record["run"] = run
+    return record

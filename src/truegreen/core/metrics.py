@@ -5,15 +5,22 @@ Every process's file is read line by line and each record checked against the sc
 reported, not fatal; a record that parses but does not hold to the schema (a field missing
 or mistyped) is skipped and counted with its line; a line that is not JSON at all, or a
 file of another version, is a DataError naming the file and the line.
+
+A metrics directory may hold several runs (a directory reused from one run to the next, or
+the artifacts of several CI jobs downloaded into one): each run writes under its own id, and
+:func:`runs` tells them apart, so one run's report never sums another's processes.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from truegreen.core import events
 from truegreen.core.errors import DataError
@@ -27,6 +34,7 @@ class Stream:
     records: list[dict[str, Any]]
     truncated: bool = False
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line number, why)
+    run: str = ""  # the run's id ("" for a stream written without one); read_dir sets it
 
     @property
     def process(self) -> dict[str, Any]:
@@ -64,22 +72,114 @@ def read_stream(path: Path) -> Stream:
     return Stream(path, records, truncated, skipped)
 
 
+# A run's id: when it began (UTC, to the second, so ids sort as the runs began) and six
+# random hex digits (two runs begun in one second differ). Its directory is named by it.
+RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}\Z")
+NO_RUN = ""  # the run of the streams written before run ids (or by hand): one run together
+
+
+def new_run_id(now: Optional[float] = None) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if now is None else now))
+    return f"{stamp}-{os.urandom(3).hex()}"
+
+
+def _run_of(stream: Stream, directory: Path) -> str:
+    """The run a file belongs to: the id its process record names, else the id its directory
+    (or one above it, up to the metrics directory) is named by, else none."""
+    named = stream.process.get("run")
+    if isinstance(named, str) and named:
+        return named
+    for parent in stream.path.parents:
+        if RUN_ID.match(parent.name):
+            return parent.name
+        if parent == directory:
+            break
+    return NO_RUN
+
+
 def read_dir(directory: Path) -> list[Stream]:
+    """Every stream under ``directory``, each knowing its run (``Stream.run``)."""
     if not directory.is_dir():
         raise DataError(f"{directory}: expected a metrics directory, found none")
     streams = [read_stream(p) for p in sorted(directory.rglob("*.jsonl"))]
     if not streams:
         raise DataError(f"{directory}: expected *.jsonl event streams, found none")
+    for stream in streams:
+        stream.run = _run_of(stream, directory)
     return streams
+
+
+@dataclass
+class Run:
+    """One run's streams: one pytest session, or an xdist controller and its workers, or
+    every file session of one ``truegreen run``; with their children."""
+
+    id: str
+    streams: list[Stream]
+
+    @property
+    def start(self) -> float:
+        times = [r["t"] for s in self.streams for r in s.records[:2] if _number(r.get("t"))]
+        return min(times) if times else 0.0
+
+    @property
+    def processes(self) -> int:
+        """The pytest processes (sessions and xdist workers), children not counted."""
+        return len(
+            {s.process.get("pid") for s in self.streams
+             if s.process.get("role") in ("session", "worker")}
+        )  # fmt: skip
+
+    @property
+    def tests(self) -> int:
+        return len(
+            {r["test"] for s in self.streams for r in s.records
+             if r.get(events.EVENT) == events.TEST_START}
+        )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        return self.id or "(no run id)"
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def runs(streams: list[Stream]) -> list[Run]:
+    """The runs these streams belong to, the earliest begun first."""
+    grouped: dict[str, list[Stream]] = defaultdict(list)
+    for stream in streams:
+        grouped[stream.run].append(stream)
+    return sorted((Run(i, s) for i, s in grouped.items()), key=lambda r: (r.start, r.id))
+
+
+def pick(found: list[Run], wanted: Optional[str]) -> Run:
+    """The run named ``wanted`` (its id, or a prefix naming only it; ``none`` for the
+    streams written without one), or the latest when None."""
+    if wanted is None:
+        return found[-1]
+    key = NO_RUN if wanted == "none" else wanted
+    matches = [r for r in found if r.id == key] or [
+        r for r in found if key and r.id.startswith(key)
+    ]
+    if len(matches) != 1:
+        names = ", ".join(r.id or "none" for r in (matches or found))
+        found_text = f"{len(matches)} runs beginning so ({names})" if matches else "no such run"
+        expected = "an id naming one run" if matches else f"one of the runs {names}"
+        raise DataError(f"--run {wanted}: expected {expected}, found {found_text}")
+    return matches[0]
 
 
 @dataclass
 class Summary:
     """What a run's streams add up to."""
 
-    wall: float = 0.0
+    wall: float = 0.0  # the first record's time to the last one's, over every process
+    span: float = 0.0  # the first test's start to the last test's end, over every process
     busy: float = 0.0  # summed seconds of test phases over every process
-    workers: int = 0
+    workers: int = 0  # the processes that ran tests
+    parallel: int = 0  # the most of them running tests at once
     tests: dict[str, float] = field(default_factory=dict)  # node id -> seconds (all phases)
     outcomes: dict[str, str] = field(default_factory=dict)
     files: dict[str, float] = field(default_factory=dict)
@@ -93,17 +193,34 @@ class Summary:
     skipped: list[str] = field(default_factory=list)  # "file:line: why", records not trusted
 
     @property
-    def efficiency(self) -> float:
-        capacity = self.wall * max(self.workers, 1)
-        return self.busy / capacity if capacity else 0.0
+    def efficiency(self) -> Optional[float]:
+        """The test time over what the processes running tests at once could have given them
+        from the first test's start to the last one's end; None when one ran at a time, where
+        it would only say how much of the time went between tests."""
+        capacity = self.span * self.parallel
+        return self.busy / capacity if capacity and self.parallel > 1 else None
+
+
+def _peak(spans: list[tuple[float, float]]) -> int:
+    """The most of these spans open at one moment (xdist's workers: all of them; the file
+    sessions of ``truegreen run -j 2``: two)."""
+    moments = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    peak = now = 0
+    for _, step in moments:  # at a tie an end comes first: one after another is not at once
+        now += step
+        peak = max(peak, now)
+    return peak
 
 
 def summarize(streams: list[Stream]) -> Summary:
     summary = Summary()
     times = [r["t"] for s in streams for r in s.records if isinstance(r.get("t"), (int, float))]
     summary.wall = (max(times) - min(times)) if times else 0.0
+    first_start: Optional[float] = None
+    final_end: Optional[float] = None
     outcome_rank = {"failed": 3, "error": 3, "skipped": 1, "passed": 0, "xfailed": 1}
     spawns: dict[str, Counter[str]] = defaultdict(Counter)
+    spans: list[tuple[float, float]] = []  # each process's first test start to last test end
     for stream in streams:
         if stream.truncated:
             summary.truncated.append(str(stream.path))
@@ -112,14 +229,22 @@ def summarize(streams: list[Stream]) -> Summary:
         last_end = None
         end = None
         runs_tests = False
+        process = stream.path.name  # as a user knows it: gw0, else its file
+        own_start: Optional[float] = None
         for record in stream.records:
             event = record.get(events.EVENT)
             if event == events.TEST_START:
                 started[record["test"]] = record["t"]
                 runs_tests = True
+                if own_start is None:
+                    own_start = record["t"]
+                if first_start is None or record["t"] < first_start:
+                    first_start = record["t"]
             elif event == events.TEST_END:
                 started.pop(record["test"], None)
                 last_end = record["t"]
+                if final_end is None or last_end > final_end:
+                    final_end = last_end
             elif event == events.PHASE:
                 test, seconds = record["test"], float(record.get("duration") or 0.0)
                 summary.busy += seconds
@@ -150,14 +275,24 @@ def summarize(streams: list[Stream]) -> Summary:
                 spawns[record.get("test") or "outside any test"][name] += 1
                 summary.spawns_by_program[name] += 1
                 summary.spawns_by_site[record.get("site", "?")] += 1
+            elif event == events.SESSION_START:
+                process = record.get("worker") or process
             elif event == events.SESSION_END:
                 end = record["t"]
         summary.unfinished += sorted(started)
         if runs_tests:
             summary.workers += 1
+            own_times = [r["t"] for r in stream.records if _number(r.get("t"))]
+            own_end = max(own_times) if started or last_end is None else last_end
+            spans.append((own_start or 0.0, own_end))
             if last_end is not None and end is not None:
-                summary.tails[stream.path.name] = max(0.0, end - last_end)
+                summary.tails[process] = max(0.0, end - last_end)
     summary.spawns_by_test = dict(spawns)
+    summary.parallel = _peak(spans)
+    if first_start is not None:
+        # a test that never finished ran on to the last record
+        end = max(times) if summary.unfinished or final_end is None else final_end
+        summary.span = max(0.0, end - first_start)
     return summary
 
 

@@ -95,6 +95,11 @@ HIDDEN = (PLAN_OUT, ONLY_FILE, BASETEMP_OUT, ONLY_IDS, ORDER)
 # of the environment as it loads, so no test and no process started later inherits it.
 REAL_HOME_VAR = "_TRUEGREEN_REAL_HOME"
 
+# The metrics run's id, in the environment of every pytest one ``truegreen run`` starts (one
+# per file with --isolate-files): their streams are one run. The plugin takes it out of the
+# environment as it reads it, so a pytest a test starts begins a run of its own.
+RUN_ID_VAR = "_TRUEGREEN_METRICS_RUN"
+
 # ``truegreen collect-gate`` loads a plugin of its own by name, which adds one option.
 COLLECT_RECORD_PLUGIN = "truegreen.plugin.collectrecord"
 COLLECT_RECORD = Option(

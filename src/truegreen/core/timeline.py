@@ -1,141 +1,156 @@
-"""The HTML timeline of a run: one lane per process, one bar per test, in one file.
+"""A run's time, lane by lane: the model the HTML timeline and the trace-event JSON draw.
 
-Self-contained: the data and the script are inside the page, nothing is fetched when it is
-viewed. Hovering a bar shows the test and its phases; unfinished tests are marked; the
-slowest fixture setups are listed beside the timeline.
+One lane per pytest process of the run, named as a user knows it: ``gw0`` for an xdist
+worker, ``controller`` for the xdist controller (it collects and hands out tests), ``session``
+for a plain pytest, or the test file a ``truegreen run --isolate-files`` session ran. A lane
+spans its session (start to end, collection and cleanup included) and holds one bar per test,
+each split into its setup, call and teardown phases, with the fixture setups inside its setup.
+Unfinished tests run to the last record the process made.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 from truegreen.core import events
 from truegreen.core.metrics import Stream
 
+OUTCOME_RANK = {"passed": 0, "xfailed": 1, "skipped": 2, "failed": 3, "error": 4}
 
-def timeline_data(streams: list[Stream]) -> dict[str, Any]:
-    """Lanes of bars: ``{"lanes": [{"name", "bars": [{test, start, end, phases, ...}]}]}``."""
+
+@dataclass
+class Bar:
+    """One test in its lane; times are seconds since the run's first record."""
+
+    test: str
+    start: float
+    end: float = 0.0
+    outcome: str = "passed"
+    unfinished: bool = True
+    phases: list[tuple[str, str, float, float]] = field(default_factory=list)  # when, outcome,
+    # start, seconds
+    fixtures: list[tuple[str, str, float, float]] = field(default_factory=list)  # name, scope,
+    # start, seconds
+
+    def note_outcome(self, phase: str, outcome: str) -> None:
+        if phase != "call" and outcome == "failed":
+            outcome = "error"
+        if OUTCOME_RANK.get(outcome, 0) > OUTCOME_RANK.get(self.outcome, 0):
+            self.outcome = outcome
+
+
+@dataclass
+class Lane:
+    """One pytest process: its name, its session's span and its tests."""
+
+    name: str
+    kind: str  # "controller", "worker", "session" or "file"
+    pid: int
+    start: float
+    end: float
+    bars: list[Bar] = field(default_factory=list)
+    spawns: list[tuple[float, str]] = field(default_factory=list)  # when, program (and verb)
+
+
+@dataclass
+class Timeline:
+    origin: float  # the run's first record, seconds since the epoch
+    total: float
+    lanes: list[Lane]
+
+
+def _time(record: dict[str, Any], last: float) -> float:
+    raw = record.get("t")
+    return float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else last
+
+
+def build(streams: list[Stream]) -> Timeline:
+    """The run's lanes, from its streams (one run's, or several runs' with ``--all``)."""
     times = [r["t"] for s in streams for r in s.records if isinstance(r.get("t"), (int, float))]
     origin = min(times) if times else 0.0
-    lanes = []
-    fixtures: list[dict[str, Any]] = []
-    for stream in streams:
-        bars: dict[str, dict[str, Any]] = {}
-        last = origin
-        for record in stream.records:
-            raw = record.get("t")
-            t = float(raw) if isinstance(raw, (int, float)) else last
-            last = max(last, t)
-            event = record.get(events.EVENT)
-            if event == events.TEST_START:
-                bars[record["test"]] = {"test": record["test"], "start": t - origin, "end": None,
-                                        "phases": [], "fixtures": []}  # fmt: skip
-            elif (
-                event in (events.PHASE, events.FIXTURE, events.TEST_END)
-                and record.get("test") in bars
-            ):
-                bar = bars[record["test"]]
-                if event == events.PHASE:
-                    bar["phases"].append(
-                        [record["phase"], record["outcome"], round(record["duration"], 4)]
-                    )
-                elif event == events.FIXTURE:
-                    bar["fixtures"].append([record["fixture"], round(record["duration"], 4)])
-                    fixtures.append({"fixture": record["fixture"], "test": record["test"],
-                                     "seconds": record["duration"]})  # fmt: skip
-                else:
-                    bar["end"] = t - origin
-        if not bars:
-            continue
-        for bar in bars.values():
-            bar["unfinished"] = bar["end"] is None
-            if bar["end"] is None:
-                bar["end"] = last - origin
-        lanes.append({"name": stream.path.name, "bars": list(bars.values())})
-    fixtures.sort(key=lambda f: -f["seconds"])
     total = (max(times) - origin) if times else 0.0
-    return {"total": total, "lanes": lanes, "slow_fixtures": fixtures[:15]}
+    by_pid: dict[tuple[str, int], list[Stream]] = defaultdict(list)
+    for stream in streams:  # the metrics' file and the guards' file of one process, together
+        process = stream.process
+        if process.get("role") in ("session", "worker") and isinstance(process.get("pid"), int):
+            by_pid[(stream.run, process["pid"])].append(stream)
+    lanes = [lane for key, group in by_pid.items() if (lane := _lane(key[1], group, origin))]
+    _name(lanes)
+    lanes.sort(key=_order)
+    return Timeline(origin, total, lanes)
 
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>truegreen timeline</title>
-<style>
-body{font:13px system-ui,sans-serif;margin:16px;color:#222}
-.lane{position:relative;height:22px;margin:2px 0 2px 180px;background:#f3f3f3}
-.lane-name{position:absolute;left:-180px;width:174px;overflow:hidden;white-space:nowrap}
-.bar{position:absolute;top:2px;height:18px;background:#4a8;border-right:1px solid #fff;
-min-width:1px;box-sizing:border-box}
-.bar.failed{background:#d44}.bar.skipped{background:#bbb}
-.bar.unfinished{background:repeating-linear-gradient(45deg,#e90,#e90 4px,#fc6 4px,#fc6 8px)}
-#tip{position:fixed;display:none;background:#222;color:#fff;padding:6px 8px;border-radius:4px;
-white-space:pre;pointer-events:none;max-width:60em}
-table{border-collapse:collapse;margin-top:16px}td,th{padding:2px 10px;text-align:left}
-</style></head><body>
-<h1>truegreen timeline</h1>
-<p id="summary"></p>
-<div id="lanes"></div>
-<h2>Slowest fixture setups</h2>
-<table id="fixtures"><tr><th>fixture</th><th>seconds</th><th>test</th></tr></table>
-<div id="tip"></div>
-<script id="data" type="application/json">__DATA__</script>
-<script>
-"use strict";
-var data = JSON.parse(document.getElementById("data").textContent);
-var total = data.total > 0 ? data.total : 1;
-var lanes = document.getElementById("lanes");
-var tip = document.getElementById("tip");
-var count = 0, unfinished = 0;
-data.lanes.forEach(function (lane) {
-  var row = document.createElement("div");
-  row.className = "lane";
-  var name = document.createElement("div");
-  name.className = "lane-name";
-  name.textContent = lane.name;
-  row.appendChild(name);
-  lane.bars.forEach(function (bar) {
-    var el = document.createElement("div");
-    var outcome = "passed";
-    bar.phases.forEach(function (p) { if (p[1] !== "passed") { outcome = p[1]; } });
-    el.className = "bar " + outcome + (bar.unfinished ? " unfinished" : "");
-    el.style.left = (100 * bar.start / total) + "%";
-    el.style.width = (100 * Math.max(bar.end - bar.start, 0) / total) + "%";
-    var lines = [bar.test + (bar.unfinished ? "  (never finished)" : "")];
-    bar.phases.forEach(function (p) { lines.push(p[0] + ": " + p[1] + " " + p[2] + "s"); });
-    bar.fixtures.forEach(function (f) { lines.push("fixture " + f[0] + ": " + f[1] + "s"); });
-    el.dataset.tip = lines.join("\\n");
-    el.addEventListener("mousemove", function (e) {
-      tip.textContent = el.dataset.tip;
-      tip.style.display = "block";
-      tip.style.left = (e.clientX + 12) + "px";
-      tip.style.top = (e.clientY + 12) + "px";
-    });
-    el.addEventListener("mouseleave", function () { tip.style.display = "none"; });
-    row.appendChild(el);
-    count += 1;
-    if (bar.unfinished) { unfinished += 1; }
-  });
-  lanes.appendChild(row);
-});
-document.getElementById("summary").textContent = count + " tests in " + data.lanes.length +
-  " processes over " + total.toFixed(2) + "s" + (unfinished ? "; " + unfinished +
-  " never finished (striped)" : "");
-var table = document.getElementById("fixtures");
-data.slow_fixtures.forEach(function (f) {
-  var tr = document.createElement("tr");
-  [f.fixture, f.seconds.toFixed(3), f.test].forEach(function (text) {
-    var td = document.createElement("td");
-    td.textContent = text;
-    tr.appendChild(td);
-  });
-  table.appendChild(tr);
-});
-</script></body></html>
-"""
+def _lane(pid: int, streams: list[Stream], origin: float) -> Optional[Lane]:
+    records = sorted((r for s in streams for r in s.records), key=lambda r: _time(r, float("inf")))
+    # the guards' file of a worker says "session": the metrics' file knows better
+    role = "worker" if any(s.process.get("role") == "worker" for s in streams) else "session"
+    worker: Optional[str] = None
+    start = end = None
+    bars: dict[str, Bar] = {}
+    spawns: list[tuple[float, str]] = []
+    current: Optional[Bar] = None  # the test running
+    last = origin
+    for record in records:
+        t = _time(record, last) - origin
+        last = max(last, t + origin)
+        event = record.get(events.EVENT)
+        if event == events.SESSION_START:
+            start = t if start is None else min(start, t)
+            worker = record.get("worker") or worker
+        elif event == events.SESSION_END:
+            end = t
+        elif event == events.TEST_START:
+            bars[record["test"]] = current = Bar(record["test"], t)
+        elif event == events.SPAWN:
+            verb = record.get("verb")
+            spawns.append((t, f"{record['program']} {verb}" if verb else record["program"]))
+        elif event in (events.PHASE, events.FIXTURE, events.TEST_END):
+            # a wider-scoped fixture's setup names its module or session, not the test that
+            # needed it: it counts in the test running then
+            bar = bars.get(record.get("test", "")) or (current if event == events.FIXTURE else None)
+            if bar is None:
+                continue
+            if event == events.PHASE:
+                seconds = float(record["duration"])
+                bar.phases.append((record["phase"], record["outcome"], t - seconds, seconds))
+                bar.note_outcome(record["phase"], record["outcome"])
+            elif event == events.FIXTURE:
+                seconds = float(record["duration"])
+                bar.fixtures.append((record["fixture"], record["scope"], t - seconds, seconds))
+            else:
+                bar.end, bar.unfinished = t, False
+                current = None
+    if start is None and not bars:
+        return None  # a guards' file alone: no session of this process was recorded
+    final = last - origin
+    for bar in bars.values():
+        if bar.unfinished:
+            bar.end = final
+    first = min([start] if start is not None else [b.start for b in bars.values()])
+    kind = "worker" if role == "worker" else "session"
+    lane = Lane(worker or kind, kind, pid, first, end if end is not None else final)
+    lane.bars = sorted(bars.values(), key=lambda b: b.start)
+    lane.spawns = spawns
+    return lane
 
 
-def render(streams: list[Stream]) -> str:
-    """The page. The data sits in a JSON script block; ``</`` is escaped so no test name can
-    end the block early."""
-    payload = json.dumps(timeline_data(streams)).replace("</", "<\\/")
-    return _PAGE.replace("__DATA__", payload)
+def _name(lanes: list[Lane]) -> None:
+    """An xdist controller is the session that ran no tests beside workers; each session of
+    several that ran one file's tests is named by its file."""
+    workers = any(lane.kind == "worker" for lane in lanes)
+    sessions = [lane for lane in lanes if lane.kind == "session"]
+    for lane in sessions:
+        files = {bar.test.split("::", 1)[0] for bar in lane.bars}
+        if workers and not lane.bars:
+            lane.name = lane.kind = "controller"
+        elif len(sessions) > 1 and len(files) == 1:
+            lane.kind = "file"
+            lane.name = files.pop()
+
+
+def _order(lane: Lane) -> tuple[int, int, str, float]:
+    rank = {"controller": 0, "session": 1, "file": 2, "worker": 3}[lane.kind]
+    number = lane.name[2:] if lane.name.startswith("gw") else ""
+    return rank, int(number) if number.isdigit() else 0, lane.name, lane.start

@@ -245,9 +245,13 @@ def run(runs: Sequence[Ran]) -> Shown:
     if run.status != 0 or not closing.endswith("(4 files, one process each)"):
         return _missing(run, "a green run of 4 files, one process each")
     first = metrics.lines()[0] if metrics.lines() else ""
-    wall = [line for line in metrics.lines() if line.startswith("wall ")]
+    figures = ("wall clock of", "test time:", "parallel efficiency:")
+    wall = [
+        line for line in metrics.lines() if line.lstrip().split("  ", 1)[-1].startswith(figures)
+    ]
     passed = counts(closing).get("passed")
-    if metrics.status != 0 or first != f"truegreen metrics: {passed} tests, {passed} passed":
+    summary = rf"truegreen metrics: {passed} tests \({passed} passed\), run \S+"
+    if metrics.status != 0 or not re.fullmatch(summary, first):
         return _missing(metrics, f"the summary of the same {passed} passed tests")
     return Shown(
         (run.shown, *_out([closing]), metrics.shown, *_out([first, *wall])),

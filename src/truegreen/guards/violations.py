@@ -102,9 +102,9 @@ class Unguarded:
         return {events.EVENT: events.UNGUARDED, "t": time.time(), **fields}
 
 
-def header(role: str) -> dict[str, Any]:
+def header(role: str, run: Optional[str] = None) -> dict[str, Any]:
     """The first record of every process's stream."""
-    return events.header(time.time(), os.getpid(), os.getppid(), role)
+    return events.header(time.time(), os.getpid(), os.getppid(), role, run)
 
 
 _READ = frozenset({events.VIOLATION, events.SPAWN, events.UNGUARDED})
@@ -132,9 +132,10 @@ class StreamWriter:
     The file is created at the first record, so a process with nothing to say leaves none.
     """
 
-    def __init__(self, path: str, role: str) -> None:
+    def __init__(self, path: str, role: str, run: Optional[str] = None) -> None:
         self.path = path
         self.role = role
+        self.run = run  # the run's id, in the header (the metrics' writer knows it)
         self.fd = -1
 
     def write(self, record: dict[str, Any]) -> None:
@@ -160,4 +161,4 @@ class StreamWriter:
             except FileExistsError:
                 self.fd = _open(self.path, flags)
                 return
-        self.line(json.dumps(header(self.role), separators=(",", ":")))
+        self.line(json.dumps(header(self.role, self.run), separators=(",", ":")))

@@ -27,7 +27,13 @@ from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.reads import python_paths
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
-from truegreen.plugin.stash import GUARD_KEY, NOTE_READS_KEY, per_test, real_home
+from truegreen.plugin.stash import (
+    GUARD_KEY,
+    METRICS_RUN_DIR_KEY,
+    NOTE_READS_KEY,
+    per_test,
+    real_home,
+)
 
 NETWORK_MARKER = "truegreen_network"
 # Set on a report by an xdist worker: the home directories it watches, as plain lists.
@@ -107,8 +113,11 @@ class GuardsPlugin:
         basetemp = _real(str(factory.getbasetemp()))
         run_dir = os.path.join(basetemp, "truegreen-run")
         if self.settings.metrics:  # one stream: the children report into the metrics too,
-            # in a directory of this session's own (pytest processes can share the metrics)
-            run_dir = os.path.join(os.path.abspath(self.settings.metrics), f"run-{os.getpid()}")
+            # in the run's directory, in one of this process's own (a run has several)
+            stream_dir = self.config.stash.get(
+                METRICS_RUN_DIR_KEY, os.path.abspath(self.settings.metrics)
+            )
+            run_dir = os.path.join(stream_dir, f"run-{os.getpid()}")
         policy = self._policy(basetemp, run_dir)
         self._watch_home(policy)  # before the run directory is made: it may be in the home
         with hook.quiet():

@@ -1,8 +1,10 @@
 """The event stream of a run: tests, phases, fixtures and processes, one JSON line at a time.
 
 ``--truegreen-metrics=DIR`` gives every process of the run (the pytest process, each xdist
-worker, and through the guards every Python child) its own file in DIR, written line by
-line and flushed as it goes, so a killed run leaves every record up to the kill. Records
+worker, and through the guards every Python child) its own file in ``DIR/<run id>/``, written
+line by line and flushed as it goes, so a killed run leaves every record up to the kill. One
+run, one id: an xdist controller makes it and hands it to its workers (``workerinput``), and
+``truegreen run`` hands its own to every pytest it starts (``RUN_ID_VAR``). Records
 carry names, node ids and seconds; never an environment value, an argument or any output.
 The schema is core/events.py's, documented in docs/events.md.
 """
@@ -18,10 +20,11 @@ from typing import Any, Optional
 
 import pytest
 
-from truegreen.core import events
+from truegreen.core import events, protocol
+from truegreen.core.metrics import RUN_ID, new_run_id
 from truegreen.guards.hook import quiet
 from truegreen.guards.violations import StreamWriter
-from truegreen.plugin.stash import per_test
+from truegreen.plugin.stash import METRICS_RUN_DIR_KEY, per_test
 
 # The per-test records are written for every test of the run, so they are formatted here
 # rather than through json.dumps (a new encoder per call, a dict per record): only strings
@@ -40,6 +43,24 @@ _TEST_START, _PHASE, _TEST_END, _FIXTURE = map(
     _opening, (events.TEST_START, events.PHASE, events.TEST_END, events.FIXTURE)
 )
 
+# What the xdist controller tells each worker: the run's id.
+WORKER_INPUT = "truegreen_metrics_run"
+
+
+def _run_id(config: pytest.Config) -> str:
+    """This run's id: the controller's on an xdist worker, the one ``truegreen run`` gave in
+    the environment, else a new one."""
+    told = os.environ.pop(protocol.RUN_ID_VAR, None)
+    worker = getattr(config, "workerinput", None)
+    given = worker.get(WORKER_INPUT) if isinstance(worker, dict) else None
+    for candidate in (given, told):
+        if isinstance(candidate, str) and RUN_ID.match(candidate):
+            return candidate
+    return new_run_id()
+
+
+NAME = "truegreen-metrics"
+
 
 class MetricsPlugin:
     """Writes this process's part of the event stream into the metrics directory."""
@@ -49,14 +70,23 @@ class MetricsPlugin:
         worker = getattr(config, "workerinput", None)
         self.worker: Optional[str] = worker["workerid"] if worker else None
         self.role = "worker" if worker else "session"
-        self.directory = directory
+        self.run = _run_id(config)
+        # every file of the run in a directory of its own: a reused DIR keeps runs apart
+        self.directory = directory.absolute() / self.run
         with quiet():
-            directory.mkdir(parents=True, exist_ok=True)
-        self.writer = StreamWriter(str(directory / f"{self.role}-{os.getpid()}.jsonl"), self.role)
+            self.directory.mkdir(parents=True, exist_ok=True)
+        config.stash[METRICS_RUN_DIR_KEY] = str(self.directory)  # for the guards' children
+        path = self.directory / f"{self.role}-{os.getpid()}.jsonl"
+        self.writer = StreamWriter(str(path), self.role, self.run)
 
     @classmethod
     def register(cls, config: pytest.Config, directory: str) -> None:
-        config.pluginmanager.register(cls(config, Path(directory)), "truegreen-metrics")
+        config.pluginmanager.register(cls(config, Path(directory)), NAME)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist's controller, for each worker it starts: the workers are this run."""
+        node.workerinput[WORKER_INPUT] = self.run
 
     def emit(self, event: str, **fields: Any) -> None:
         self.writer.write({events.EVENT: event, "t": time.time(), **fields})

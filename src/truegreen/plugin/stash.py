@@ -38,6 +38,9 @@ GUARD_KEY: pytest.StashKey[Guard] = pytest.StashKey()
 # without one, no read is listened to when the write guard is off.
 NOTE_READS_KEY = pytest.StashKey[bool]()
 PER_TEST_KEY: pytest.StashKey[PerTest] = pytest.StashKey()
+# The directory this run's event stream goes to (``DIR/<run id>``), set when the metrics are
+# on: the guards keep their children's files under it.
+METRICS_RUN_DIR_KEY = pytest.StashKey[str]()
 ENV_WATCH_KEY = pytest.StashKey["EnvWatch"]()
 
 

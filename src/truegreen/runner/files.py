@@ -82,9 +82,12 @@ class FileSessions:
     the deadline ended the collection) and holds the run's temporary base; leaving releases
     it, removed where pytest would have removed a session's, by ``status``."""
 
-    def __init__(self, pytest: PytestProcess, metrics: Path, limits: Limits) -> None:
+    def __init__(
+        self, pytest: PytestProcess, metrics: Path, limits: Limits, run_id: str = ""
+    ) -> None:
         self.pytest = pytest
         self.metrics = metrics
+        self.run_dir = metrics / run_id  # where the sessions' streams go: their run's id
         self.limits = limits
         self.files: list[str] = []
         self.status = 1  # an exception keeps the base, as a failed run does
@@ -135,7 +138,7 @@ class FileSessions:
         child = self.pytest.start(self.pytest.argv(after=after), str(log))
         status, timed_out = wait_until(child, limit, everything=False)
         output = log.read_bytes().decode(errors="replace") if log.exists() else ""
-        return FileRun(path, status, output, _counts(self.metrics, child.pid), timed_out)
+        return FileRun(path, status, output, _counts(self.run_dir, child.pid), timed_out)
 
     def _one(self, path: str) -> FileRun:
         result = self._attempt(path, 0)
