@@ -26,7 +26,7 @@ def test_setenv_platform_dir_is_silent_for_a_variable_the_project_reads_itself(
     shutil.copytree(PROJECTS / "TG204", root)
     project = Project(root, packages=frozenset({"app"}), source_roots=(root / "src",))
     test_file = root / "tests" / "test_settings.py"
-    premise = "    monkeypatch.setenv(\"XDG_STATE_HOME\", str(tmp_path))"
+    premise = '    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))'
     assert premise in test_file.read_text(), "premise: the test sets XDG_STATE_HOME"
     flagged = {f.line for f in audit_file(project, test_file, SetenvPlatformDir)}
     assert flagged == expected_lines(test_file.read_text(), "TG204")

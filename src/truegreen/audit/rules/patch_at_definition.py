@@ -181,9 +181,12 @@ def _calls_a_helper(func: ast.AST, helpers: set[str], aliases: dict[str, str]) -
     than unittest's own (``self.invoke_cli()``)."""
     if isinstance(func, ast.Name):
         return func.id in helpers and func.id not in aliases
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        if func.value.id in ("self", "cls"):
-            return not func.attr.startswith("assert") and func.attr not in _TESTCASE_METHODS
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("self", "cls")
+    ):
+        return not func.attr.startswith("assert") and func.attr not in _TESTCASE_METHODS
     return False
 
 

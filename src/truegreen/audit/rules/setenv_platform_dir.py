@@ -65,7 +65,10 @@ def variables_read(project: Project) -> frozenset[str]:
                 tree = ast.parse(data)
             except (SyntaxError, ValueError):
                 continue
-            found.update(name for name in map(_read_by_name, ast.walk(tree)) if _redirects(name))
+            for node in ast.walk(tree):
+                name = _read_by_name(node)
+                if name is not None and _redirects(name):
+                    found.add(name)
         project.facts["platform_variables_read"] = frozenset(found)
     names: frozenset[str] = project.facts["platform_variables_read"]
     return names
