@@ -25,6 +25,7 @@ class Module:
     assigned: dict[str, ast.expr]  # module-level `NAME = value` and `NAME: T = value`
     classes: dict[str, ast.ClassDef]
     functions: frozenset[str]
+    stars: tuple[str, ...] = ()  # modules of module-level `from x import *`, in order
 
     def defines(self, name: str) -> bool:
         return name in self.assigned or name in self.classes or name in self.functions
@@ -50,12 +51,15 @@ def _read(name: str, path: Path, tree: ast.Module) -> Module:
     assigned: dict[str, ast.expr] = {}
     classes: dict[str, ast.ClassDef] = {}
     functions: set[str] = set()
+    stars: list[str] = []
     for node in _top_level(tree.body):
         if isinstance(node, ast.ImportFrom):
             source = absolute(node.module or "", node.level, package)
             for alias in node.names:
                 if alias.name != "*":
                     imported[alias.asname or alias.name] = (source, alias.name)
+                else:
+                    stars.append(source)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -74,7 +78,9 @@ def _read(name: str, path: Path, tree: ast.Module) -> Module:
             classes[node.name] = node
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.add(node.name)
-    return Module(name, path, tree, imported, modules, assigned, classes, frozenset(functions))
+    return Module(
+        name, path, tree, imported, modules, assigned, classes, frozenset(functions), tuple(stars)
+    )
 
 
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -147,9 +153,12 @@ class Graph:
                 if found is not None:
                     yield found
 
-    def resolve(self, module: str, name: str) -> Optional[tuple[Module, str]]:
-        """Where ``module.name`` is defined, following ``from`` re-exports through the project."""
-        seen: set[tuple[str, str]] = set()
+    def resolve(
+        self, module: str, name: str, seen: Optional[set[tuple[str, str]]] = None
+    ) -> Optional[tuple[Module, str]]:
+        """Where ``module.name`` is defined, following ``from`` re-exports through the project
+        (``from .status import *`` too: httpx's ``codes``)."""
+        seen = set() if seen is None else seen
         while (module, name) not in seen:
             seen.add((module, name))
             found = self.module(module)
@@ -158,9 +167,22 @@ class Graph:
             if found.defines(name):
                 return found, name
             if name not in found.imported:
+                for star in found.stars:
+                    origin = self.resolve(star, name, seen) if self._exports(star, name) else None
+                    if origin is not None:
+                        return origin
                 return None
             module, name = found.imported[name]
         return None
+
+    def _exports(self, module: str, name: str) -> bool:
+        """Whether ``from module import *`` binds ``name``: it is in the module's literal
+        ``__all__``, or, without one, it is public."""
+        found = self.module(module)
+        listed = found.assigned.get("__all__") if found is not None else None
+        if isinstance(listed, (ast.List, ast.Tuple)):
+            return any(isinstance(e, ast.Constant) and e.value == name for e in listed.elts)
+        return not name.startswith("_")
 
     def importers(self, module: str, name: str) -> list[tuple[str, str]]:
         """Every other project module that bound ``module.name`` by a module-level ``from``

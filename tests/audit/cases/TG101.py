@@ -276,5 +276,24 @@ def test_reads_a_relative_path_in_an_isolated_filesystem(runner):
             assert "setup(" in handle.read()
 
 
+def test_reads_a_completion_script_installed_in_the_home_directory():
+    install_completion()
+    script = Path.home() / ".zfunc/_tool.py"
+    assert "compdef" in script.read_text()
+
+
+def test_reads_a_script_under_an_expanded_home():
+    assert "compdef" in open(os.path.expanduser("~/.zfunc/_tool.py")).read()
+    assert "compdef" in Path("~/.zfunc/_tool.py").expanduser().read_text()
+
+
+def test_reads_a_source_file_under_the_working_directory():
+    assert "spawn(" in (Path.cwd() / "src/app/spawn.py").read_text()  # expect: TG101
+
+
+def test_reads_a_source_file_through_a_no_op_expanduser():
+    assert "spawn(" in open(os.path.expanduser("src/app/spawn.py")).read()  # expect: TG101
+
+
 def helper():
     pass

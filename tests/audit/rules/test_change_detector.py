@@ -75,3 +75,30 @@ def test_it_stays_silent_on_a_class_attribute() -> None:
     assert "Color" in models.classes  # premise: Color.RED is a class attribute in the source
     source = "from catalog.models import Color\n\n\ndef test_it():\n    assert Color.RED == 1\n"
     assert audit(project("TG102"), "TG102", "tests/test_x.py", source) == []
+
+
+def star_flagged(body: str) -> list[str]:
+    source = "import catalog\n\n\ndef test_it():\n    " + body + "\n"
+    return [f.message for f in audit(project("TG102"), "TG102", "tests/test_x.py", source)]
+
+
+def test_an_enum_member_a_star_import_re_exports_is_a_class_attribute() -> None:
+    """httpx's `codes` comes into the package by `from ._status_codes import *`: its members
+    are a class's attributes, not module-level constants (`assert httpx.codes.NOT_FOUND ==
+    404` compares an IntEnum member with its number).
+
+    Ablation: replace `found.stars` with `()` in
+    `src/truegreen/audit/graph.py`."""
+    package = graph.graph(project("TG102")).module("catalog")
+    assert package is not None
+    assert package.stars == ("catalog.status",)  # premise: the package star-imports it
+    assert star_flagged("assert catalog.codes.NOT_FOUND == 404") == []
+
+
+def test_a_star_import_binds_only_what_all_lists() -> None:
+    """`from x import *` binds the names of x's `__all__`, or its public names without one.
+
+    Ablation: replace `e.value == name` with `True` in `src/truegreen/audit/graph.py`."""
+    modules = graph.graph(project("TG102"))
+    assert modules.resolve("catalog", "LIMITS") is not None  # premise: listed in __all__
+    assert modules.resolve("catalog", "TIMEOUT") is None

@@ -119,3 +119,41 @@ def test_a_package_that_only_re_exports_the_name_is_not_a_bypass() -> None:
     assert len(audit(project("TG201"), "TG201", "tests/test_x.py", through)) == 1  # premise
     calls_pause = "import agent\nfrom agent import prompts" + patch + "    agent.pause()\n"
     assert audit(project("TG201"), "TG201", "tests/test_x.py", calls_pause) == []
+
+
+def flagged_in_search() -> list[int]:
+    return [f.line for f in audit(project("TG201"), "TG201", "tests/test_search.py")]
+
+
+def test_it_stays_silent_when_the_test_calls_only_the_defining_module() -> None:
+    """black patches `black.files.find_user_pyproject_toml` and calls
+    `black.files.find_pyproject_toml`, which looks the name up in black.files, where it is
+    patched; black's `__init__` bound it by `from` too, but the test never goes through it.
+
+    Ablation: replace `reached and self._exercises_only(defining.name)` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    flagged = flagged_in_search()
+    assert 16 in flagged  # premise: the same patch is flagged when the test calls the package
+    assert 10 not in flagged
+
+
+def test_a_helper_the_test_calls_may_reach_the_other_module() -> None:
+    """A function of the test file, or a method of its class, is not followed: it may call
+    the package, so the patch stays flagged.
+
+    Ablation: replace `_calls_a_helper(node.func, helpers, self.ctx.aliases)` with `False` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    flagged = flagged_in_search()
+    assert 10 not in flagged  # premise: calling only the defining module is silent
+    assert {31, 41} <= set(flagged)
+
+
+def test_a_unittest_method_is_the_test_whatever_its_class_is_named() -> None:
+    """A `unittest.TestCase` class is collected whatever its name (black's `BlackTestCase`):
+    the method around a `@mock.patch` decorator is the test whose calls settle it.
+
+    Ablation: replace `functions[0] if functions else None` with `self.ctx.test_function` in
+    `src/truegreen/audit/rules/patch_at_definition.py`."""
+    flagged = flagged_in_search()
+    assert 52 in flagged  # premise: the same decorator is flagged when the method calls the package
+    assert 48 not in flagged

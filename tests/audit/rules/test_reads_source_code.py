@@ -192,3 +192,51 @@ def test_a_relative_path_after_changing_into_tmp_path_names_a_file_there(tmp_pat
     Ablation: replace `self.moved.add(id(self.ctx.function))` with `pass` in
     `src/truegreen/audit/rules/reads_source_code.py`."""
     assert flagged_lines(tmp_path, CHDIR_SHAPE) == [15]  # premise: the real source is
+
+
+HOME_SHAPE = """
+from pathlib import Path
+
+
+def test_completion_install_zsh():
+    install_completion()
+    install_source_path = Path.home() / ".zfunc/_tutorial001.py"
+    install_content = install_source_path.read_text()
+    assert "compdef _tutorial001py_completion" in install_content
+
+
+def test_the_spawner_hides_its_window():
+    assert "windowsHide" in (Path.cwd() / "src/app/spawn.py").read_text()
+"""
+
+
+def test_a_path_under_the_home_directory_names_a_file_the_code_installed(tmp_path: Path) -> None:
+    """typer reads back the completion script it installed under `Path.home()`.
+
+    Ablation: replace `self._is_home(node.func)` with `False` in
+    `src/truegreen/audit/rules/reads_source_code.py`."""
+    assert flagged_lines(tmp_path, HOME_SHAPE) == [13]  # premise: the real source is
+
+
+EXPANDED_HOME_SHAPE = """
+import os
+from pathlib import Path
+
+
+def test_completion_install_zsh():
+    install_completion()
+    assert "compdef" in open(os.path.expanduser("~/.zfunc/_tutorial001.py")).read()
+    assert "compdef" in Path("~/.zfunc/_tutorial001.py").expanduser().read_text()
+
+
+def test_the_spawner_hides_its_window():
+    assert "windowsHide" in open(os.path.expanduser("src/app/spawn.py")).read()
+"""
+
+
+def test_a_literal_path_under_home_is_never_the_project_source(tmp_path: Path) -> None:
+    """`os.path.expanduser("~/...")` and `Path("~/...").expanduser()` name the home directory.
+
+    Ablation: replace `node.value.startswith("~")` with `False` in
+    `src/truegreen/audit/rules/reads_source_code.py`."""
+    assert flagged_lines(tmp_path, EXPANDED_HOME_SHAPE) == [13]  # premise: the real source is

@@ -18,8 +18,10 @@ class ChangeDetector(Rule):
 
     A constant is a name imported from the project's own packages (or read as an attribute
     of a project module) whose definition in the project's source is a module-level
-    assignment of a literal or a literal container. When the definition cannot be found, an
-    `UPPER_CASE` name imported from the project counts as one.
+    assignment of a literal or a literal container (followed through `from` re-exports,
+    `from x import *` included, which binds what `x.__all__` lists or its public names).
+    When the definition cannot be found, an `UPPER_CASE` name imported from the project
+    counts as one.
 
     ## Why is this bad?
     The test restates data that is *expected* to change: a model catalog, a config version,
@@ -50,10 +52,11 @@ class ChangeDetector(Rule):
 
     ## Known problems
     Only `==` against a literal, `len(...) == literal` and `literal in ...` are checked, in
-    test functions. Class attributes (an enum member's value) are not module-level constants
-    and are not checked. A constant first copied into a local variable is not followed. A key
-    test written as the doctrine's plumbing check (`"k" in C and len(C["k"]) >= 1`) stays
-    silent; a bare `"k" in C` is flagged.
+    test functions. Class attributes (an enum member's value: `httpx.codes.NOT_FOUND == 404`,
+    a standard's number, with `codes` re-exported through `from ._status_codes import *`) are
+    not module-level constants and are not checked. A constant first copied into a local
+    variable is not followed. A key test written as the doctrine's plumbing check (`"k" in C
+    and len(C["k"]) >= 1`) stays silent; a bare `"k" in C` is flagged.
     """
 
     code = "TG102"

@@ -13,7 +13,8 @@ SOURCE_SUFFIXES = (".py", ".ts", ".tsx", ".js")
 OPENERS = frozenset({"open", "io.open", "builtins.open", "codecs.open", "tokenize.open"})
 GETSOURCE = frozenset({"inspect.getsource", "inspect.getsourcelines"})
 PATH_TYPES = frozenset({"Path", "PurePath", "pathlib.Path", "pathlib.PurePath", "os.path.join",
-                        "os.path.abspath", "os.path.realpath", "os.path.normpath"})  # fmt: skip
+                        "os.path.abspath", "os.path.realpath", "os.path.normpath",
+                        "os.path.expanduser"})  # fmt: skip
 FILE_OF = frozenset({"inspect.getsourcefile", "inspect.getfile"})
 LAST_PARTS = frozenset(n.rsplit(".", 1)[-1] for n in OPENERS | GETSOURCE | PATH_TYPES | FILE_OF)
 SEARCHES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "count", "find",
@@ -32,6 +33,10 @@ COPIES = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.mo
 # Calls that move the working directory for the rest of the test: a relative path after one
 # into a directory the test made (``monkeypatch.chdir(tmp_path)``) names a file there.
 CHDIRS = frozenset({"chdir", "as_cwd", "isolated_filesystem"})
+# The home directory: what a test reads under it (a completion script, a config file the code
+# under test installed there) is never a file of the project.
+HOMES = frozenset({"Path.home", "pathlib.Path.home", "PosixPath.home", "pathlib.PosixPath.home",
+                   "WindowsPath.home", "pathlib.WindowsPath.home"})  # fmt: skip
 EFFECTS = frozenset(n.rsplit(".", 1)[-1] for n in OPENERS | COPIES)
 
 
@@ -88,7 +93,10 @@ class ReadsSourceCode(Rule):
     (tmp_path / "src").iterdir()`); a name the test wrote through earlier in the function
     (`write_text`, `write_bytes`, `touch`, `open(..., "w")`, `shutil.copy` to it); and a
     relative path after the test moved into a directory it made (`monkeypatch.chdir(tmp_path)`,
-    `os.chdir`, `contextlib.chdir`, `tmpdir.as_cwd()`, click's `isolated_filesystem()`). Files
+    `os.chdir`, `contextlib.chdir`, `tmpdir.as_cwd()`, click's `isolated_filesystem()`). So
+    does a path rooted in the home directory (`Path.home()`, `os.path.expanduser("~")`,
+    `Path("~/...").expanduser()`): a completion script or config file the code under test
+    installed there is its output, never the project's source. Files
     opened for writing and source that is only run, compiled or handed to other code stay
     silent too. `inspect.getsource` of a class or function the test
     defines itself (its own code, or code a library generated for it, such as attrs'
@@ -334,6 +342,8 @@ class ReadsSourceCode(Rule):
     def where(self, node: ast.AST) -> Where:
         """Follow a path expression to what it names."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value.startswith("~"):  # expanded to the home directory, never the project
+                return Where(anchored=False, source=node.value.endswith(SOURCE_SUFFIXES))
             return Where(self._anchored(node.value), source=node.value.endswith(SOURCE_SUFFIXES))
         if isinstance(node, ast.JoinedStr):
             last = node.values[-1] if node.values else None
@@ -368,7 +378,7 @@ class ReadsSourceCode(Rule):
         name = self._name(node.func)
         if name in FILE_OF:
             return Where(anchored=True, source=True)
-        if name.startswith("tempfile."):
+        if name.startswith("tempfile.") or self._is_home(node.func):
             return GENERATED
         if name in PATH_TYPES:
             if not node.args:
@@ -388,6 +398,14 @@ class ReadsSourceCode(Rule):
         # Anything else built from a parameter (a project made in tmp_path) is generated.
         values = [*node.args, *(k.value for k in node.keywords)]
         return UNKNOWN if all(self.where(v).anchored for v in values) else GENERATED
+
+    def _is_home(self, func: ast.AST) -> bool:
+        """Whether ``func`` is ``Path.home``: the home directory, not the project."""
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "home"
+            and self.ctx.qualname(func) in HOMES
+        )
 
     def _iterated(self, node: ast.AST) -> Where:
         if (

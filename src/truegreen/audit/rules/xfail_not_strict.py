@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -11,6 +12,13 @@ from truegreen.audit.base import FileContext, Finding, Rule
 
 XFAIL = frozenset({"xfail"})
 TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})  # pytest's own reading of an ini bool
+# A reason that says the failure comes and goes: strict=True would fail the run whenever the
+# test happens to pass, so the marker is lenient on purpose.
+INTERMITTENT = re.compile(
+    r"\b(?:intermittent(?:ly)?|flak(?:y|ey|iness)|sometimes|random(?:ly)?|rac(?:e|es|y)"
+    r"|occasional(?:ly)?|not always)\b",
+    re.IGNORECASE,
+)
 
 
 def _true(value: Any) -> bool:
@@ -58,7 +66,8 @@ class XfailNotStrict(Rule):
     `pytest.param(..., marks=...)` or handed to `add_marker`, when the pytest configuration
     does not make xfail strict (`xfail_strict = true`, pytest 9's `strict = true`, or
     `-o xfail_strict=true` in `addopts`). An explicit `strict=False` is flagged whatever the
-    configuration says.
+    configuration says. An xfail whose reason says the failure is intermittent is not (see
+    Known problems).
 
     ## Why is this bad?
     A lenient xfail passes whether the test fails or not. The day the defect it pins is fixed,
@@ -85,6 +94,14 @@ class XfailNotStrict(Rule):
     `xfail(run=False)` is not flagged (the test never runs, so it cannot pass). A `strict=`
     given a variable, or `**kwargs`, is taken as deliberate and stays silent. The imperative
     `pytest.xfail()` is not a marker and is not flagged.
+
+    An xfail whose `reason=` says the failure comes and goes (`intermittent`, `flaky`,
+    `sometimes`, `random`, `race`, `occasionally`, `not always`, in any case) is not flagged,
+    strict or not: `strict=True` would fail the run whenever the test happens to pass, so the
+    advice would be wrong. Such a marker hides a flaky test (it is green whether the code
+    works or not); the audit leaves that judgement to you. A reason held in a variable is not
+    read, and a reason that uses one of those words for something else (`random.choice
+    rounds wrong`) is taken as intermittent too.
     """
 
     code = "TG401"
@@ -107,6 +124,8 @@ class XfailNotStrict(Rule):
             self.called.add(id(node.func))
             keywords = {k.arg: k.value for k in node.keywords}
             if None in keywords or _is_false(keywords.get("run")):
+                return
+            if _says_intermittent(keywords.get("reason")):
                 return
             strict = keywords.get("strict")
             if strict is None and not self.strict:
@@ -131,6 +150,18 @@ class XfailNotStrict(Rule):
                 "a bare xfail passes when the defect is fixed: use xfail(strict=True) or set "
                 "xfail_strict = true",
             )
+
+
+def _says_intermittent(reason: Any) -> bool:
+    """Whether an xfail's ``reason=`` (a literal, or the literal parts of an f-string) says
+    the failure is intermittent."""
+    if isinstance(reason, ast.JoinedStr):
+        return any(_says_intermittent(part) for part in reason.values)
+    return (
+        isinstance(reason, ast.Constant)
+        and isinstance(reason.value, str)
+        and INTERMITTENT.search(reason.value) is not None
+    )
 
 
 def _is_false(node: Any) -> bool:

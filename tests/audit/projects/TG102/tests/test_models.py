@@ -1,3 +1,4 @@
+import catalog
 from catalog import CATALOG, models
 from catalog.models import DEFAULT_CONFIG, MODELS, PROVIDERS, VERSION, Color, build_models
 from catalog.remote import TIMEOUTS
@@ -40,6 +41,10 @@ def test_pins_a_re_exported_constant():
 
 def test_pins_an_upper_case_name_it_cannot_resolve():
     assert TIMEOUTS["connect"] == 5  # expect: TG102
+
+
+def test_pins_a_constant_a_star_import_re_exports():
+    assert catalog.LIMITS["requests"] == 100  # expect: TG102
 
 
 def test_pins_one_half_of_a_conjunction():
@@ -86,6 +91,10 @@ def test_checks_a_leak_between_catalogs():
 
 def test_pins_a_class_attribute():
     assert Color.RED == 1
+
+
+def test_compares_an_enum_member_of_a_star_imported_class_with_its_number():
+    assert catalog.codes.NOT_FOUND == 404
 
 
 def helper_not_a_test():

@@ -43,3 +43,8 @@ def test_removes_home(monkeypatch):
 
 def test_reads_home():
     assert os.environ["HOME"]
+
+
+def test_redirects_the_state_directory(monkeypatch, tmp_path):
+    # app.state reads XDG_STATE_HOME itself: setting it redirects it on every OS
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))

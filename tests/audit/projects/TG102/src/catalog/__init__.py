@@ -1,1 +1,2 @@
 from catalog.models import MODELS as CATALOG
+from .status import *
