@@ -26,8 +26,7 @@ class ChangeDetector(Rule):
     ## Why is this bad?
     The test restates data that is *expected* to change: a model catalog, a config version,
     the length of a table. It adds no coverage and fails on every routine update, so people
-    learn to edit the number without thinking (doctrine 003, "Don't write change-detector
-    tests").
+    learn to edit the number without thinking.
 
     ## Example
     ```python
@@ -55,7 +54,7 @@ class ChangeDetector(Rule):
     test functions. Class attributes (an enum member's value: `httpx.codes.NOT_FOUND == 404`,
     a standard's number, with `codes` re-exported through `from ._status_codes import *`) are
     not module-level constants and are not checked. A constant first copied into a local
-    variable is not followed. A key test written as the doctrine's plumbing check (`"k" in C
+    variable is not followed. A key test written as a plumbing check (`"k" in C
     and len(C["k"]) >= 1`) stays silent; a bare `"k" in C` is flagged.
     """
 

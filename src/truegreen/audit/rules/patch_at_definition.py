@@ -21,8 +21,8 @@ class PatchAtDefinition(Rule):
     `from a.b import Name` binds `Name` in the importing module's namespace when it is
     imported, before the test runs. Patching `a.b.Name` replaces the attribute of `a.b` only;
     the importing module still calls the original. The test stays green while the real client
-    runs: real network calls, real subprocesses, a mock whose `return_value` nobody sees
-    (doctrine 002, "Mock Path Binding"). It typically appears when a module is split into a
+    runs: real network calls, real subprocesses, a mock whose `return_value` nobody sees. It
+    typically appears when a module is split into a
     package.
 
     ## Example

@@ -65,7 +65,7 @@ class ReadsSourceCode(Rule):
     Such a test checks the *shape of the source*, not what the program does. It passes when
     the implementation is subtly broken (a regex matches a mis-wired call site), fails on a
     correct refactor, cannot run against a built artifact, and blocks structural cleanup while
-    giving false confidence (doctrine 003: never read source code in tests).
+    giving false confidence. Run the code; never read it in a test.
 
     ## Example
     ```python

@@ -128,7 +128,7 @@ class SetenvPlatformDir(Rule):
     platformdirs does not read those variables everywhere: on Windows it asks the OS
     (`SHGetKnownFolderPath`) and on macOS it builds `~/Library/...` paths, so the variable is
     a no-op there. The test's writes land in the developer's real directories and its reads
-    see their real files, on exactly the machines the author did not run it on (doctrine 000).
+    see their real files, on exactly the machines the author did not run it on.
 
     ## Example
     ```python

@@ -73,7 +73,7 @@ class XfailNotStrict(Rule):
     A lenient xfail passes whether the test fails or not. The day the defect it pins is fixed,
     the test turns XPASS, the run stays green, and the note that the code is broken outlives the
     bug. `strict=True` is the point: the fix makes the test fail and forces the marker to be
-    removed with it (doctrine 001).
+    removed with it.
 
     ## Example
     ```python
