@@ -344,7 +344,16 @@ def test_four():
 # The docs/ci.md step, as action.yml runs it: a deadline, the event stream and the manifest;
 # and the same flags on pytest's own command line.
 CI_STEPS = {
-    "truegreen-run": ("-m", "truegreen", "run", "--deadline", "1200", "--metrics", "metrics/", "--"),
+    "truegreen-run": (
+        "-m",
+        "truegreen",
+        "run",
+        "--deadline",
+        "1200",
+        "--metrics",
+        "metrics/",
+        "--",
+    ),
     "pytest": ("-m", "pytest", "--truegreen-metrics=metrics/"),
 }
 
@@ -361,14 +370,11 @@ def test_the_ci_step_s_own_manifests_and_metrics_are_not_changes_of_the_tree(
     Ablation: replace `settings.manifest` with `None` in `src/truegreen/plugin/treeguard.py`;
     replace `settings.metrics` with `None` in `src/truegreen/plugin/treeguard.py`."""
     repo = make_repo(pytester, test_four=FOUR_TESTS)
-    shards = [
-        subprocess.run(
-            [sys.executable, *CI_STEPS[how], f"--truegreen-shard={k}/2",
-             "--truegreen-manifest=manifests/"],
-            cwd=repo, capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        for k in (1, 2)
-    ]
+    shard = [sys.executable, *CI_STEPS[how], "--truegreen-manifest=manifests/"]
+    shards = []
+    for k in (1, 2):
+        run = [*shard, f"--truegreen-shard={k}/2"]
+        shards.append(subprocess.run(run, cwd=repo, capture_output=True, text=True, check=False))
     # Premise: both shards wrote their files into the checkout, where git lists them.
     listed = untracked(repo)
     assert {"manifests/shard-1-of-2.json", "manifests/shard-2-of-2.json"} <= listed
