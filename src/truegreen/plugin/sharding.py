@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any, Optional
 
 import pytest
@@ -51,7 +52,7 @@ def _group(item: pytest.Item) -> Optional[str]:
 def _reporter() -> str:
     """The module that called the hook now running: the first frame outside pluggy and
     pytest's hook proxy, above this plugin's hook implementation."""
-    frame = sys._getframe(2)
+    frame: Optional[FrameType] = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith(_HOOK_CALLERS):
         frame = frame.f_back
     return str(frame.f_globals.get("__name__", "?")) if frame is not None else "?"
