@@ -169,6 +169,18 @@ def test_verify_names_the_plugin_whose_deselected_tests_ran_nowhere() -> None:
     )}  # fmt: skip
 
 
+def test_verify_says_why_a_test_ran_nowhere_when_no_plugin_deselected_it() -> None:
+    shards = good()
+    shards[1]["outcomes"].pop("t.py::test_0")  # selected, but the shard stopped before it
+    shards[2]["selected"].remove("t.py::test_1")  # dropped without a pytest_deselected report
+    shards[2]["outcomes"].pop("t.py::test_1")
+    assert failing(check(shards)) == {"every test ran in a shard (9 tests)": (
+        "2 never ran: t.py::test_0, t.py::test_1; 1 selected but not run (the shard stopped "
+        "early); 1 removed from the collection without a pytest_deselected report (a plugin "
+        "or conftest)"
+    )}  # fmt: skip
+
+
 def test_what_the_user_s_selection_left_out_is_not_expected_anywhere() -> None:
     deselected = {"_pytest.mark": ["t.py::test_8"], "conftest": ["t.py::test_7"]}
     collected = [f"t.py::test_{i}" for i in range(9)]

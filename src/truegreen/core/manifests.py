@@ -266,18 +266,25 @@ def disjoint(run: Run) -> Check:
     return Check("no test in two shards", not twice, detail)
 
 
-def _split_away(run: Run, never: Sequence[str]) -> str:
-    """Which sources other than the user's selection deselected tests that then ran nowhere."""
+def _why_never(run: Run, never: Sequence[str]) -> list[str]:
+    """Why tests that every shard should have shared out ran nowhere, one phrase per cause."""
     missing = set(never)
     by_source: dict[str, set[str]] = {}
+    selected: set[str] = set()
     for _, m in run.ordered:
+        selected.update(missing.intersection(m.selected))
         for source, ids in m.deselected.items():
             if not is_selection(source):
                 by_source.setdefault(source, set()).update(missing.intersection(ids))
     named = [f"{source} ({len(ids)})" for source, ids in sorted(by_source.items()) if ids]
-    if not named:
-        return ""
-    return "deselected by another plugin and run in no other shard: " + ", ".join(named)
+    reported = selected.union(*by_source.values())
+    return [
+        "deselected by another plugin and run in no other shard: " + ", ".join(named)
+        if named else "",
+        f"{len(selected)} selected but not run (the shard stopped early)" if selected else "",
+        f"{len(missing - reported)} removed from the collection without a pytest_deselected "
+        "report (a plugin or conftest)" if missing - reported else "",
+    ]  # fmt: skip
 
 
 def covering(run: Run) -> Check:
@@ -289,7 +296,7 @@ def covering(run: Run) -> Check:
     extra = sorted(ran - eligible)
     detail = "; ".join(filter(None, [
         f"{len(never)} never ran: {', '.join(never[:5])}" if never else "",
-        _split_away(run, never),
+        *_why_never(run, never),
         f"{len(extra)} ran but were not eligible: {', '.join(extra[:5])}" if extra else "",
     ]))  # fmt: skip
     left_out = len(first.collected) - len(eligible)
