@@ -21,6 +21,8 @@ def test_a_manifest_reads_into_its_fields() -> None:
     assert actual.selected == ("t.py::test_0",)
     assert actual.units["t.py::test_3"] == "t.py::test_3"
     assert actual.exitstatus == 0
+    split = parse({**manifest(1, 3, []), "deselected": {"pytest_split.plugin": ["t.py::a"]}}, PATH)
+    assert split.deselected == {"pytest_split.plugin": ("t.py::a",)}
     assert parse({"format": 1, "k": 2, "n": 3, "complete": False}, PATH) == Manifest(1, 2, 3, False)
 
 
@@ -35,10 +37,14 @@ def test_a_manifest_reads_into_its_fields() -> None:
         ({"units": {"t.py::test_0": ["t.py"]}},
          "key 'units'['t.py::test_0']: expected str, found list"),
         ({"exitstatus": "0"}, "key 'exitstatus': expected int or null, found str"),
+        ({"deselected": {"conftest": "t.py::test_0"}},
+         "key 'deselected'['conftest']: expected list, found str"),
+        ({"deselected": {"conftest": ["t.py::test_0", 7]}},
+         "key 'deselected'['conftest'][1]: expected str, found int"),
     ],
 )  # fmt: skip
 def test_a_mistyped_field_is_named_with_the_file(changes: dict[str, Any], expected: str) -> None:
-    """Ablation: delete `raise DataError(f"{path}: key {key!r}[{index}]: expected str, found
+    """Ablation: delete `raise DataError(f"{path}: key {where}[{index}]: expected str, found
     {found}")` in `src/truegreen/core/manifests.py`: a list holding a number is read. Restored."""
     parse(manifest(1, 3, []), PATH)  # premise: the manifest without the change reads
     with pytest.raises(DataError, match=f"^{re.escape(f'{PATH}: {expected}')}$"):

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truegreen.core.errors import ConfigError
-from truegreen.core.manifests import Check, parse, verify
+from truegreen.core.manifests import Check, eligible, is_selection, parse, verify
 from truegreen.core.shards import (
     ShardSpec,
     assign_by_digest,
@@ -152,6 +152,43 @@ def test_verify_names_a_must_run_test_that_passed_nowhere() -> None:
     assert failing(check(shards))["every must-run test passed somewhere (2 patterns)"] == (
         "t.py::gone (matches no collected test), t.py::test_0 (did not pass in any shard)"
     )
+
+
+def test_verify_names_the_plugin_whose_deselected_tests_ran_nowhere() -> None:
+    """One manifest of a run another plugin split in three (the jobs' manifests landed on one
+    name): the tests it deselected ran in no shard.
+
+    Ablation: replace `eligible - ran` with `set()` in `src/truegreen/core/manifests.py`."""
+    tests = [f"t.py::test_{i}" for i in range(9)]
+    alone = manifest(1, 1, tests[:3], deselected={"pytest_split.plugin": tests[3:]})
+    assert alone["eligible"] == tests  # premise: the split is not the user's selection
+    found = failing(verify({1: parse(alone, Path("shard-1-of-1.json"))}))
+    assert found == {"every test ran in a shard (9 tests)": (
+        "6 never ran: t.py::test_3, t.py::test_4, t.py::test_5, t.py::test_6, t.py::test_7; "
+        "deselected by another plugin and run in no other shard: pytest_split.plugin (6)"
+    )}  # fmt: skip
+
+
+def test_verify_says_why_a_test_ran_nowhere_when_no_plugin_deselected_it() -> None:
+    shards = good()
+    shards[1]["outcomes"].pop("t.py::test_0")  # selected, but the shard stopped before it
+    shards[2]["selected"].remove("t.py::test_1")  # dropped without a pytest_deselected report
+    shards[2]["outcomes"].pop("t.py::test_1")
+    assert failing(check(shards)) == {"every test ran in a shard (9 tests)": (
+        "2 never ran: t.py::test_0, t.py::test_1; 1 selected but not run (the shard stopped "
+        "early); 1 removed from the collection without a pytest_deselected report (a plugin "
+        "or conftest)"
+    )}  # fmt: skip
+
+
+def test_what_the_user_s_selection_left_out_is_not_expected_anywhere() -> None:
+    deselected = {"_pytest.mark": ["t.py::test_8"], "conftest": ["t.py::test_7"]}
+    collected = [f"t.py::test_{i}" for i in range(9)]
+    assert eligible(collected, deselected) == collected[:8]
+    assert is_selection("_pytest.main")
+    assert is_selection("truegreen.plugin.order")
+    assert not is_selection("pytest_split.plugin")
+    assert not is_selection("conftest")
 
 
 @given(st.data())

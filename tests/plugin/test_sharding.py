@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +107,151 @@ def test_bad_shard_input_is_one_line(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
+
+
+# Another sharding plugin, as pytest-split is built: a trylast pytest_collection_modifyitems
+# that keeps group K of N and reports the rest through pytest_deselected.
+SPLITTER = """
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fake-splits", type=int, default=0)
+    parser.addoption("--fake-group", type=int, default=0)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    n, k = config.getoption("fake_splits"), config.getoption("fake_group")
+    if not n:
+        return
+    keep = [item for i, item in enumerate(items) if i % n == k - 1]
+    away = [item for i, item in enumerate(items) if i % n != k - 1]
+    config.hook.pytest_deselected(items=away)
+    items[:] = keep
+"""
+SPLITTERS = {
+    "conftest": ("conftest", ("--fake-splits", "--fake-group")),
+    "pytest-split": ("pytest_split.plugin", ("--splits", "--group")),
+}
+
+
+def splitting_suite(pytester: pytest.Pytester, splitter: str) -> tuple[str, tuple[str, str]]:
+    """30 tests, and the flags of the plugin that splits them: its module and N, K options."""
+    if splitter == "pytest-split":
+        pytest.importorskip("pytest_split")
+    pytester.makeconftest(SPLITTER)
+    pytester.makepyfile(test_many="\n".join(f"def test_{i}(): pass" for i in range(30)))
+    return SPLITTERS[splitter]
+
+
+def verify_lines(manifests: Path, count: int) -> tuple[int, list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "truegreen", "shards", "verify", str(manifests),
+         "--count", str(count)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert not done.stderr, done.stderr
+    return done.returncode, done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("splitter", sorted(SPLITTERS))
+def test_verify_fails_when_another_plugin_split_and_a_group_is_missing(
+    pytester: pytest.Pytester, splitter: str
+) -> None:
+    """Another plugin splits in 3 groups; each job writes its manifest, and the three land on
+    one name (shard-1-of-1.json): verify sees a third of the suite run and says so.
+
+    Ablation: replace `eligible(self.collected, self.deselected)` with `selected` in
+    `src/truegreen/plugin/sharding.py`; replace `source.split(".", 1)[0] in SELECTION_SOURCES`
+    with `True` in `src/truegreen/core/manifests.py`."""
+    source, (splits, group) = splitting_suite(pytester, splitter)
+    manifests = pytester.path / "manifests"
+    manifests.mkdir()
+    for k in (1, 2, 3):
+        job = pytester.path / f"job{k}"
+        result = pytester.runpytest_subprocess(
+            splits, "3", group, str(k), "-k", "not test_29", f"--truegreen-manifest={job}"
+        )
+        # Premise: each group is green and runs about a third of the tests.
+        assert result.ret == 0, result.stdout.str()
+        assert 5 <= result.parseoutcomes()["passed"] <= 15
+        shutil.copy(job / "shard-1-of-1.json", manifests)  # the artifacts, merged
+    data = json.loads((manifests / "shard-1-of-1.json").read_text())
+    assert len(data["selected"]) == len(data["outcomes"]) < 29
+    assert data["deselected"]["_pytest.mark"] == ["test_many.py::test_29"]
+    assert source in data["deselected"]
+
+    status, lines = verify_lines(manifests, 1)
+
+    assert status == 1
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert len(failed) == 1, lines
+    assert failed[0].startswith(
+        "FAIL every test ran in a shard (29 tests; 1 of 30 collected left out by your selection): "
+    )
+    missing = 29 - len(data["outcomes"])
+    assert f"{missing} never ran: " in failed[0]
+    assert failed[0].endswith(
+        f"; deselected by another plugin and run in no other shard: {source} ({missing})"
+    )
+
+
+@pytest.mark.parametrize("splitter", sorted(SPLITTERS))
+def test_a_run_split_by_another_plugin_verifies_in_external_mode(
+    pytester: pytest.Pytester, splitter: str
+) -> None:
+    _, (splits, group) = splitting_suite(pytester, splitter)
+    manifests = pytester.path / "manifests"
+    ran = 0
+    for k in (1, 2, 3):
+        result = pytester.runpytest_subprocess(
+            splits, "3", group, str(k), "-k", "not test_29", f"--truegreen-shard={k}/3",
+            "--truegreen-shard-mode=external", f"--truegreen-manifest={manifests}",
+        )  # fmt: skip
+        assert result.ret == 0, result.stdout.str()
+        result.stdout.fnmatch_lines([f"truegreen shard {k}/3 (external): another plugin *"])
+        ran += result.parseoutcomes()["passed"]
+    assert ran == 29
+
+    status, lines = verify_lines(manifests, 3)
+
+    assert status == 0, lines
+    assert (
+        "ok   every test ran in a shard (29 tests; 1 of 30 collected left out by your "
+        "selection)" in lines
+    )
+
+
+def test_external_mode_names_the_group_that_ran_twice_and_the_one_that_never_ran(
+    pytester: pytest.Pytester,
+) -> None:
+    """A matrix that passes the same group to two jobs: every job is green, and verify names
+    the tests run twice and the tests no job ran.
+
+    Ablation: replace `eligible - ran` with `set()` in `src/truegreen/core/manifests.py`."""
+    splitting_suite(pytester, "conftest")
+    manifests = pytester.path / "manifests"
+    for k, group in ((1, 1), (2, 2), (3, 2)):
+        result = pytester.runpytest_subprocess(
+            "--fake-splits", "3", "--fake-group", str(group), f"--truegreen-shard={k}/3",
+            "--truegreen-shard-mode=external", f"--truegreen-manifest={manifests}",
+        )  # fmt: skip
+        assert result.ret == 0, result.stdout.str()  # premise: every job is green
+
+    status, lines = verify_lines(manifests, 3)
+
+    assert status == 1
+    failed = {line.split(":")[0]: line for line in lines if line.startswith("FAIL")}
+    assert set(failed) == {
+        "FAIL no test in two shards",
+        "FAIL every test ran in a shard (30 tests)",
+        "FAIL no unit split across shards",  # in external mode each test is its own unit
+    }
+    assert (
+        "10 tests ran twice: test_many.py::test_1 (shards 2 and 3)"
+        in failed["FAIL no test in two shards"]
+    )
+    assert failed["FAIL every test ran in a shard (30 tests)"].endswith(
+        "; deselected by another plugin and run in no other shard: conftest (10)"
+    )

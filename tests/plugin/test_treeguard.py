@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -247,7 +248,8 @@ def test_writes_under_a_basetemp_inside_the_checkout_are_not_reported(
     """pytester's subprocess run puts ``--basetemp`` inside pytester's directory, which here is
     the checkout.
 
-    Ablation: delete `skip.append(inside)` in `src/truegreen/plugin/treeguard.py`:
+    Ablation: replace `config.option.basetemp` with `None` in
+    `src/truegreen/plugin/treeguard.py`:
     `runpytest-0/test_writes_tmp0/out.txt` is reported. Restored."""
     repo = make_repo(pytester, test_tmp=WRITES_TMP)
 
@@ -320,3 +322,70 @@ def test_git_sees_the_developers_own_excludes_file_though_the_process_is_sealed(
     assert "?? notes.swp" in bare.splitlines()  # premise: only that file ignores it
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+
+
+# Two tests land in each shard of 2 (digest mode).
+FOUR_TESTS = """
+def test_one():
+    pass
+
+
+def test_two():
+    pass
+
+
+def test_three():
+    pass
+
+
+def test_four():
+    pass
+"""
+# The docs/ci.md step, as action.yml runs it: a deadline, the event stream and the manifest;
+# and the same flags on pytest's own command line.
+CI_STEPS = {
+    "truegreen-run": (
+        "-m",
+        "truegreen",
+        "run",
+        "--deadline",
+        "1200",
+        "--metrics",
+        "metrics/",
+        "--",
+    ),
+    "pytest": ("-m", "pytest", "--truegreen-metrics=metrics/"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(CI_STEPS))
+def test_the_ci_step_s_own_manifests_and_metrics_are_not_changes_of_the_tree(
+    pytester: pytest.Pytester, how: str
+) -> None:
+    """The docs/ci.md command line in a git checkout: every shard stays green and the
+    shards verify, though the run writes manifests/ and metrics/ into the checkout.
+    (`truegreen run` starts pytest in a scrubbed environment, where an ablated module does
+    not reach: the `pytest` case is the one an ablation kills.)
+
+    Ablation: replace `settings.manifest` with `None` in `src/truegreen/plugin/treeguard.py`;
+    replace `settings.metrics` with `None` in `src/truegreen/plugin/treeguard.py`."""
+    repo = make_repo(pytester, test_four=FOUR_TESTS)
+    shard = [sys.executable, *CI_STEPS[how], "--truegreen-manifest=manifests/"]
+    shards = []
+    for k in (1, 2):
+        run = [*shard, f"--truegreen-shard={k}/2"]
+        shards.append(subprocess.run(run, cwd=repo, capture_output=True, text=True, check=False))
+    # Premise: both shards wrote their files into the checkout, where git lists them.
+    listed = untracked(repo)
+    assert {"manifests/shard-1-of-2.json", "manifests/shard-2-of-2.json"} <= listed
+    assert any(path.startswith("metrics/") for path in listed), listed
+    for done in shards:
+        assert "truegreen tree guard: session" in done.stdout, done.stdout + done.stderr
+        assert "truegreen tree guard -" not in done.stdout, done.stdout
+        assert done.returncode == 0, done.stdout + done.stderr
+    verified = subprocess.run(
+        [sys.executable, "-m", "truegreen", "shards", "verify", "manifests/", "--count", "2"],
+        cwd=repo, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "ok   every shard green" in verified.stdout.splitlines(), verified.stdout
+    assert verified.returncode == 0, verified.stdout + verified.stderr

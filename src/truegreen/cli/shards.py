@@ -43,8 +43,9 @@ def add_parser(verbs: Any) -> None:
         "shards",
         summary="verify that the shards of a run add up, or plan a split",
         description="verify: every shard present and complete, the same tests collected "
-        "everywhere, selections disjoint and covering every selected test, no unit split, "
-        "every shard green, every must-run test passed somewhere; exit 0 or 1. "
+        "everywhere, selections disjoint, every selected test run in a shard (whoever split "
+        "the suite), no unit split, every shard green, every must-run test passed somewhere; "
+        "exit 0 or 1. "
         "plan: the assignment and the predicted tests and seconds per shard, without running "
         "any test.",
         example=EXAMPLE,
@@ -57,7 +58,8 @@ def add_parser(verbs: Any) -> None:
         description="Read every shard-K-of-N.json in DIR (written by pytest "
         "--truegreen-manifest=DIR in each shard's job) and check, one line each: all N shards "
         "present; each ran to the end; the same tests collected everywhere; the same selection "
-        "everywhere; no test in two shards; every selected test in a shard; no unit split; every "
+        "everywhere; no test in two shards; every test your selection kept ran in a shard, whoever "
+        "split the suite (truegreen or another plugin); no unit split; every "
         "shard green; every must-run test passed somewhere.\n\nExit 0 when every check holds, 1 "
         "when one does not, 2 for a manifest that cannot be read or a directory without any.",
         example=VERIFY_EXAMPLE,
@@ -108,6 +110,11 @@ def run_plan(args: argparse.Namespace) -> int:
         raise UsageError(f"truegreen shards plan: --count must be >= 1 (got {args.count})")
     settings = tgconfig.load(Path.cwd(), os.environ)
     mode = args.mode or settings.shard_mode
+    if mode == "external":
+        raise ConfigError(
+            "truegreen shards plan: shard-mode: expected digest or duration (--mode), found "
+            "external (another plugin plans that split)"
+        )
     durations_file = args.durations or settings.durations
     durations: dict[str, float] = {}
     if durations_file:

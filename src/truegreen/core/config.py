@@ -192,8 +192,9 @@ OPTIONS: tuple[Option, ...] = (
         "choice",
         "digest",
         "digest: a unit goes to SHA-256(unit) mod N, stable as the suite changes; duration: "
-        "balanced by recorded durations.",
-        ("digest", "duration"),
+        "balanced by recorded durations; external: another plugin (pytest-split) splits, "
+        "truegreen only names the manifest shard-K-of-N.",
+        ("digest", "duration", "external"),
     ),
     Option(
         "durations",

@@ -3,7 +3,8 @@
 A manifest is ``shard-K-of-N.json``, read into a :class:`Manifest` that is checked field by
 field before anything trusts it; :func:`verify` runs every check of :data:`CHECKS` over the
 manifests of a run, one line each: the shards are all there and complete, collected the same
-tests, selected disjoint sets that cover what was eligible, never split a unit, all went
+tests, selected disjoint sets, ran every test the user's selection kept (whoever split the
+suite: truegreen, or another plugin that deselected tests), never split a unit, all went
 green, and ran every ``must-run`` test somewhere.
 """
 
@@ -61,16 +62,52 @@ class Manifest:
     outcomes: Mapping[str, str] = field(default_factory=dict)  # node id -> its outcome
     must_run: tuple[str, ...] = ()
     exitstatus: Optional[int] = None  # pytest's, once the shard finished
+    # module that reported them through pytest_deselected -> the node ids it deselected;
+    # truegreen's own shard cut is not among them
+    deselected: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 _REQUIRED = ("format", "k", "n", "complete")
 _TYPES = {"format": int, "k": int, "n": int, "complete": bool, "mode": str,
           "collected": list, "collected_digest": str, "eligible": list, "selected": list,
-          "units": dict, "outcomes": dict, "must_run": list, "exitstatus": int}  # fmt: skip
+          "units": dict, "outcomes": dict, "must_run": list, "exitstatus": int,
+          "deselected": dict}  # fmt: skip
+# Fields that map a name to a list of node ids rather than to one string.
+_LISTS = frozenset({"deselected"})
+
+# Deselections reported by these packages are the user's own selection (pytest's -k, -m,
+# --deselect, --lf/--ff/--nf, --sw; truegreen's own runs): the same in every shard, and the
+# tests they leave out are not expected to run anywhere. Any other source (another plugin,
+# such as pytest-split, or a conftest) splits the suite: what it deselected in one shard must
+# run in another.
+SELECTION_SOURCES = ("_pytest", "truegreen")
+
+
+def is_selection(source: str) -> bool:
+    """Whether ``source``, the module that reported a deselection, is the user's selection."""
+    return source.split(".", 1)[0] in SELECTION_SOURCES
+
+
+def eligible(collected: Sequence[str], deselected: Mapping[str, Sequence[str]]) -> list[str]:
+    """What the shards of a run share out: every collected test but those the user's own
+    selection left out (:func:`is_selection`), in collection order."""
+    out = {n for source, ids in deselected.items() if is_selection(source) for n in ids}
+    return [nodeid for nodeid in collected if nodeid not in out]
 
 
 def _typed(value: object, kind: type) -> bool:
     return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _strings(path: Path, where: str, value: object) -> tuple[str, ...]:
+    """``value``, a list of strings, as a tuple; or a DataError naming file and key."""
+    if not isinstance(value, list):
+        raise DataError(f"{path}: key {where}: expected list, found {type(value).__name__}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            found = type(item).__name__
+            raise DataError(f"{path}: key {where}[{index}]: expected str, found {found}")
+    return tuple(value)
 
 
 def _checked(path: Path, key: str, value: object) -> object:
@@ -82,11 +119,9 @@ def _checked(path: Path, key: str, value: object) -> object:
         expected = "int or null" if key == "exitstatus" else kind.__name__
         raise DataError(f"{path}: key {key!r}: expected {expected}, found {type(value).__name__}")
     if isinstance(value, list):
-        for index, item in enumerate(value):
-            if not isinstance(item, str):
-                found = type(item).__name__
-                raise DataError(f"{path}: key {key!r}[{index}]: expected str, found {found}")
-        return tuple(value)
+        return _strings(path, repr(key), value)
+    if isinstance(value, dict) and key in _LISTS:
+        return {name: _strings(path, f"{key!r}[{name!r}]", item) for name, item in value.items()}
     if isinstance(value, dict):
         for name, item in value.items():
             if not isinstance(item, str):
@@ -231,17 +266,46 @@ def disjoint(run: Run) -> Check:
     return Check("no test in two shards", not twice, detail)
 
 
+def _why_never(run: Run, never: Sequence[str]) -> list[str]:
+    """Why tests that every shard should have shared out ran nowhere, one phrase per cause."""
+    missing = set(never)
+    by_source: dict[str, set[str]] = {}
+    selected: set[str] = set()
+    for _, m in run.ordered:
+        selected.update(missing.intersection(m.selected))
+        for source, ids in m.deselected.items():
+            if not is_selection(source):
+                by_source.setdefault(source, set()).update(missing.intersection(ids))
+    named = [f"{source} ({len(ids)})" for source, ids in sorted(by_source.items()) if ids]
+    reported = selected.union(*by_source.values())
+    return [
+        "deselected by another plugin and run in no other shard: " + ", ".join(named)
+        if named else "",
+        f"{len(selected)} selected but not run (the shard stopped early)" if selected else "",
+        f"{len(missing - reported)} removed from the collection without a pytest_deselected "
+        "report (a plugin or conftest)" if missing - reported else "",
+    ]  # fmt: skip
+
+
 def covering(run: Run) -> Check:
-    eligible = set(run.first[1].eligible)
-    owner = _owners(run)[0]
-    never = sorted(eligible - set(owner))
-    extra = sorted(set(owner) - eligible)
+    """Every eligible test ran (has an outcome) in some shard, whoever split the suite."""
+    first = run.first[1]
+    eligible = set(first.eligible)
+    ran = {nodeid for _, m in run.ordered for nodeid in m.outcomes}
+    never = sorted(eligible - ran)
+    extra = sorted(ran - eligible)
     detail = "; ".join(filter(None, [
         f"{len(never)} never ran: {', '.join(never[:5])}" if never else "",
+        *_why_never(run, never),
         f"{len(extra)} ran but were not eligible: {', '.join(extra[:5])}" if extra else "",
     ]))  # fmt: skip
-    return Check(f"every selected test in a shard ({len(eligible)} tests)",
-                 not never and not extra, detail)  # fmt: skip
+    left_out = len(first.collected) - len(eligible)
+    count = f"{len(eligible)} tests" + (
+        f"; {left_out} of {len(first.collected)} collected left out by your selection"
+        if left_out > 0
+        else ""
+    )
+    return Check(f"every test ran in a shard ({count})", not never and not extra, detail)
 
 
 def units_whole(run: Run) -> Check:

@@ -76,8 +76,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--truegreen-shard-mode",
         dest="truegreen_shard_mode",
         default=None,
-        metavar="digest|duration",
-        help="digest (stable as the suite changes, the default) or duration (balanced)",
+        metavar="digest|duration|external",
+        help="digest (stable as the suite changes, the default), duration (balanced) or "
+        "external (another plugin splits; truegreen writes the manifest of shard K of N)",
     )
     group.addoption(
         "--truegreen-durations",

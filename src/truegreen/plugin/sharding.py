@@ -3,14 +3,19 @@
 The order is fixed: collection, the platforms marker, the user's ``-k``/``-m`` and other
 plugins' selections, then the shard, then the run-integrity count. Under xdist every
 worker makes the same (deterministic) choice; the controller writes the manifest with the
-outcomes, completing the collection part the first worker wrote.
+outcomes, completing the collection part the first worker wrote. The manifest records
+what the shard ran once every plugin has cut the collection, and which module deselected
+what (pytest's own ``-k``, another sharding plugin, a conftest), so that ``shards verify``
+can prove the run added up whoever did the splitting.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any, Optional
 
 import pytest
@@ -19,7 +24,7 @@ from truegreen.core import protocol
 from truegreen.core.config import Config
 from truegreen.core.durations import read_durations
 from truegreen.core.errors import ConfigError
-from truegreen.core.manifests import FORMAT, manifest_name
+from truegreen.core.manifests import FORMAT, eligible, manifest_name
 from truegreen.core.shards import (
     ShardSpec,
     assign_by_digest,
@@ -32,6 +37,9 @@ from truegreen.core.shards import (
 from truegreen.guards.hook import quiet
 from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
+# The machinery between a call of ``config.hook.pytest_deselected`` and its implementations.
+_HOOK_CALLERS = ("pluggy", "_pytest.config.compat")
+
 
 def _group(item: pytest.Item) -> Optional[str]:
     marker = item.get_closest_marker("xdist_group")
@@ -39,6 +47,15 @@ def _group(item: pytest.Item) -> Optional[str]:
         return None
     name = marker.args[0] if marker.args else marker.kwargs.get("name")
     return str(name) if name is not None else None
+
+
+def _reporter() -> str:
+    """The module that called the hook now running: the first frame outside pluggy and
+    pytest's hook proxy, above this plugin's hook implementation."""
+    frame: Optional[FrameType] = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_HOOK_CALLERS):
+        frame = frame.f_back
+    return str(frame.f_globals.get("__name__", "?")) if frame is not None else "?"
 
 
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
@@ -75,6 +92,9 @@ class ShardPlugin:
         self.collected: list[str] = []
         self.data: dict[str, Any] = {}
         self.outcomes: dict[str, str] = {}
+        self.units: dict[str, str] = {}
+        # module that reported them -> node ids deselected, other than by this plugin's cut
+        self.deselected: dict[str, list[str]] = {}
         self.expected = ""
         worker = getattr(config, "workerinput", None)
         self.worker: Optional[str] = worker["workerid"] if worker else None
@@ -95,10 +115,20 @@ class ShardPlugin:
         spec = self.spec or ShardSpec(1, 1)
         return manifest_name(spec.k, spec.n)
 
+    @property
+    def external(self) -> bool:
+        """Another plugin splits the suite; this one names the manifest and records it."""
+        return self.settings.shard_mode == "external"
+
     def pytest_report_header(self) -> list[str]:
         if self.spec is None:
             return []
         mode = self.settings.shard_mode
+        if self.external:
+            return [
+                f"truegreen shard {self.spec} (external): another plugin splits the suite; "
+                f"the manifest records what this shard ran"
+            ]
         return [
             f"truegreen shard {self.spec} ({mode}); reproduce it with "
             f"--truegreen-shard={self.spec} --truegreen-shard-mode={mode}"
@@ -134,10 +164,12 @@ class ShardPlugin:
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         units = {item.nodeid: unit_of(item.nodeid, _group(item)) for item in items}
-        eligible = [item.nodeid for item in items]
         if self.plan_out:
             write_atomic(Path(self.plan_out), protocol.units_document(units))
-        if self.spec is not None:
+        if self.external:
+            # What another plugin keeps together is its business: each test is its own unit.
+            units = {nodeid: nodeid for nodeid in units}
+        elif self.spec is not None:
             try:
                 shard_of = self._assign(units)
             except ConfigError as exc:
@@ -149,14 +181,23 @@ class ShardPlugin:
                 config.stash[SHARDED_OUT_KEY] = {item.nodeid for item in away}
                 config.hook.pytest_deselected(items=away)
                 items[:] = keep
-        self.data = self._collection_part(config, eligible, [i.nodeid for i in items], units)
+        self.units = units
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Record who deselected what: every deselection but this plugin's own shard cut."""
+        source = _reporter()
+        if source != __name__:
+            self.deselected.setdefault(source, []).extend(item.nodeid for item in items)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # After every plugin's pytest_collection_modifyitems: what this shard will run.
+        selected = [item.nodeid for item in session.items]
+        self.data = self._collection_part(session.config, selected)
         if self.manifest_dir is not None and self.worker in (None, "gw0"):
             part = self.name if self.worker is None else f"{self.name}.collection"
             write_atomic(self.manifest_dir / part, {**self.data, "complete": False})
 
-    def _collection_part(
-        self, config: pytest.Config, eligible: list[str], selected: list[str], units: dict[str, str]
-    ) -> dict[str, Any]:
+    def _collection_part(self, config: pytest.Config, selected: list[str]) -> dict[str, Any]:
         spec = self.spec or ShardSpec(1, 1)
         return {
             "format": FORMAT,
@@ -170,9 +211,10 @@ class ShardPlugin:
                 "keyword": config.getoption("keyword") or "",
                 "markexpr": config.getoption("markexpr") or "",
             },
-            "eligible": eligible,
+            "eligible": eligible(self.collected, self.deselected),
             "selected": selected,
-            "units": units,
+            "deselected": self.deselected,
+            "units": self.units,
             "outcomes": {},
             "must_run": list(self.settings.must_run),
             "exitstatus": None,

@@ -11,6 +11,7 @@ from typing import Optional
 
 import pytest
 
+from truegreen.core import protocol
 from truegreen.core.config import Config
 from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
 from truegreen.guards.git import GitError, environment, git
@@ -101,6 +102,27 @@ def _inside(path: str, top: str) -> Optional[str]:
     return os.path.relpath(real, base).replace(os.sep, "/")
 
 
+def _own_paths(config: pytest.Config, settings: Config, top: str) -> list[str]:
+    """The paths inside the checkout that this run writes itself, relative to ``top``.
+
+    pytest empties and refills ``--basetemp``; truegreen writes the manifest and metrics
+    directories, the durations file and the files its own verbs ask for. What the run was
+    told to write is no change a test made.
+    """
+    request = protocol.Request.from_options(config.getoption)
+    named = (
+        config.option.basetemp,
+        settings.manifest,
+        settings.metrics,
+        settings.durations,
+        request.plan_out,
+        request.basetemp_out,
+    )
+    where = config.invocation_params.dir
+    inside = (_inside(os.path.join(where, path), top) for path in named if path)
+    return [path for path in inside if path is not None]
+
+
 class TreeGuardPlugin:
     """Fails a run (session) or a test (each) that changed what git status reports."""
 
@@ -126,14 +148,7 @@ class TreeGuardPlugin:
         top, why_off = find_checkout(config.rootpath, env)
         checkout = None
         if top is not None:
-            skip = []
-            basetemp = config.option.basetemp
-            if basetemp:
-                # pytest empties and refills --basetemp itself; what is in it is pytest's.
-                inside = _inside(os.path.abspath(basetemp), top)
-                if inside is not None:
-                    skip.append(inside)
-            checkout = Checkout(top, env, skip)
+            checkout = Checkout(top, env, _own_paths(config, settings, top))
         plugin = cls(settings.tree_guard, checkout, why_off, hasattr(config, "workerinput"))
         config.pluginmanager.register(plugin, "truegreen-tree-guard")
         if plugin.per_test:
