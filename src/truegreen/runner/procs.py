@@ -17,7 +17,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Optional, Protocol
 
+from truegreen.core.config import ENV_PREFIX
 from truegreen.core.protocol import REAL_HOME_VAR
+from truegreen.guards.mutant import MUTANT_VAR
 from truegreen.guards.procfs import descendants
 
 # Variables the sealed runner passes through; everything else is dropped.
@@ -32,8 +34,13 @@ def sealed_environment(
 ) -> dict[str, str]:
     """The environment pytest starts in: PATH and a short allowlist, a fresh HOME, no git
     config, UTC, C.UTF-8, and the variables named in ``keep``; the plugin is told the real
-    home (``REAL_HOME_VAR``), which its guards protect."""
+    home (``REAL_HOME_VAR``), which its guards protect.
+
+    truegreen's own settings (``TRUEGREEN_*``) are the same inside the seal as outside it, and
+    an ablated run's mutant (``MUTANT_VAR``) goes in too, so ablation reaches the pytest that
+    ``truegreen run`` starts."""
     env = {name: environ[name] for name in (*ALLOWED, *keep) if name in environ}
+    env.update({n: v for n, v in environ.items() if n.startswith(ENV_PREFIX) or n == MUTANT_VAR})
     env.update(
         HOME=home,
         USERPROFILE=home,
