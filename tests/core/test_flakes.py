@@ -270,6 +270,7 @@ def test_the_json_document_carries_its_format_version() -> None:
                 "failed_runs": 1,
                 "observed_runs": 4,
                 "note": "",
+                "violations": [],
             }
         ],
         "always_failing": ["b"],

@@ -30,6 +30,7 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
+from truegreen.plugin.order import documents
 from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
 
@@ -136,7 +137,7 @@ class ShardPlugin:
         units = {item.nodeid: unit_of(item.nodeid, _group(item)) for item in items}
         eligible = [item.nodeid for item in items]
         if self.plan_out:
-            write_atomic(Path(self.plan_out), protocol.units_document(units))
+            write_atomic(Path(self.plan_out), protocol.units_document(units, documents(items)))
         if self.spec is not None:
             try:
                 shard_of = self._assign(units)
