@@ -137,7 +137,7 @@ def test_a_suite_without_a_problem_reports_nothing_and_exits_0(
     assert out.splitlines() == [
         "truegreen flakes: 4 tests, 3 runs, seed 2",
         "  repeat: truegreen flakes --runs 3 --seed 2 --",
-        "no flaky test (4 pytest runs)",
+        "no flaky test (9 pytest runs)",
     ]
     assert status == 0
 
@@ -645,9 +645,9 @@ def test_runs_0_runs_a_document_item_after_its_earlier_items(
         "truegreen flakes:   after 3 tests: passed",  # steps 1 to 3: its document's own order
     ]
     assert out.splitlines() == [
-        "truegreen flakes: story.steps::step4: no polluter or state-setter: it passes alone "
+        "story.steps::step4: no polluter or state-setter: it passes alone "
         "and after the 7 other tests",
-        "no flaky test (4 pytest runs)",
+        "no flaky test (9 pytest runs)",
     ]
     assert status == 0
     status, out, _ = hunt(capsys, "--runs", "0", "--victim", SIZE)
