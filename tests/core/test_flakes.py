@@ -282,7 +282,7 @@ def test_the_json_document_carries_its_format_version() -> None:
 
 DOC = ["m.py::m.a", "m.py::m.b", "m.py::m.c"]  # the doctests of m.py, in their order
 SUITE = ["t.py::test_x", *DOC, "t.py::test_y", "t.py::test_z"]
-DOCUMENTS = {test: "DoctestModule:m.py" for test in DOC}
+DOCUMENTS = dict.fromkeys(DOC, "DoctestModule:m.py")
 
 
 def test_the_orders_move_a_document_as_one_block_in_its_own_order() -> None:

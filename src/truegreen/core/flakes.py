@@ -7,8 +7,9 @@ time, the machine). A test that fails only when it runs first, by a guard's viol
 *violation*: whichever test first uses a shared object that writes or connects pays for it, and
 no order is safe until the violation is fixed. The items of one document (the doctests of a
 module, the blocks of a Sybil document) run in sequence by design: they move as one block and
-an item always runs after its document's earlier items. Running pytest is the caller's business: a :class:`Hunt` takes a
-function that runs one order (:meth:`truegreen.runner.process.PytestProcess.run`).
+an item always runs after its document's earlier items. Running pytest is the caller's
+business: a :class:`Hunt` takes a function that runs one order
+(:meth:`truegreen.runner.process.PytestProcess.run`).
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ class Units:
     def __init__(self, ids: Sequence[str], documents: Mapping[str, str]) -> None:
         self.document = {test: documents[test] for test in ids if test in documents}
         members: dict[str, list[str]] = {}
-        for test, document in self.document.items():
-            members.setdefault(document, []).append(test)
+        for test, name in self.document.items():
+            members.setdefault(name, []).append(test)
         self.blocks: list[tuple[str, ...]] = []
         for test in ids:
             document = self.document.get(test)
@@ -399,10 +400,10 @@ class Hunt:
         ids: Sequence[str],
         run: Run,
         progress: Progress = lambda line: None,
-        documents: Mapping[str, str] = {},  # noqa: B006 (read only)
+        documents: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.ids = list(ids)
-        self.units = Units(self.ids, documents)
+        self.units = Units(self.ids, documents or {})
         self.position = {test: n for n, test in enumerate(self.ids)}
         self._run = run
         self.progress = progress
