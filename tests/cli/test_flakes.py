@@ -137,7 +137,7 @@ def test_a_suite_without_a_problem_reports_nothing_and_exits_0(
     assert out.splitlines() == [
         "truegreen flakes: 4 tests, 3 runs, seed 2",
         "  repeat: truegreen flakes --runs 3 --seed 2 --",
-        "no flaky test (9 pytest runs)",
+        "no flaky test (4 pytest runs)",
     ]
     assert status == 0
 
