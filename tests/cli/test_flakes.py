@@ -461,7 +461,8 @@ def test_a_violation_by_whichever_test_runs_first_is_reported_as_the_violation(
     cache = home / ".lazy-index"
     (root / "lazy.py").write_text(LAZY.format(cache=str(cache), port=daemon))
     (root / "test_lazy.py").write_text(USES)
-    monkeypatch.setenv("HOME", str(home))  # the hunt's pytest takes it for the real home
+    # The hunt's pytest takes it for the real home; nothing here reads platformdirs.
+    monkeypatch.setenv("HOME", str(home))  # truegreen: ignore[TG204] the guard's real home
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.chdir(root)
     socket.create_connection(("127.0.0.1", daemon), timeout=5).close()  # premise: it answers
