@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -372,3 +374,290 @@ def test_a_run_that_records_nothing_is_a_usage_error(
         "'--truegreen-metrics=elsewhere' and record its event stream with the truegreen plugin "
         "on (no -p no:truegreen, no enabled = false), found exit 1: "
     )
+
+
+LAZY = """
+import socket
+from pathlib import Path
+
+_INDEX = None
+_FEED = None
+
+
+def index():
+    # Built on first use and saved to a cache in the real home (a dotfile names the path).
+    global _INDEX
+    if _INDEX is None:
+        _INDEX = {{"a": 1}}
+        try:
+            Path({cache!r}).write_text("a=1")
+        except OSError:
+            pass
+    return _INDEX
+
+
+def feed():
+    # Fetched on first use from a daemon on the machine; offline when it does not answer.
+    global _FEED
+    if _FEED is None:
+        try:
+            socket.create_connection(("127.0.0.1", {port}), timeout=5).close()
+            _FEED = "live"
+        except OSError:
+            _FEED = "offline"
+    return _FEED
+"""
+
+USES = """
+import lazy
+
+
+def test_index_a():
+    assert lazy.index()["a"] == 1
+
+
+def test_index_b():
+    assert lazy.index()
+
+
+def test_feed_a():
+    assert lazy.feed()
+
+
+def test_feed_b():
+    assert lazy.feed()
+
+
+def test_plain():
+    pass
+"""
+
+
+@pytest.fixture
+def daemon() -> Iterator[int]:
+    """A listener on 127.0.0.1 started outside the hunt's pytest: the daemon on the laptop,
+    which the network guard (``network = "owned"``, the default) blocks."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
+def test_a_violation_by_whichever_test_runs_first_is_reported_as_the_violation(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    daemon: int,
+) -> None:
+    """Two tests share a lazy object whose first use writes into the real home, two another
+    whose first use connects to a daemon: whichever runs first fails by the violation. Each is
+    reported as that violation, never as a brittle test with the other as its state-setter.
+
+    Ablation: replace `alone_fails and failing and all(o.violations for o in failing)` with
+    `False` in `src/truegreen/core/flakes.py`."""
+    home, root = tmp_path / "home", tmp_path / "lazy"
+    home.mkdir()
+    root.mkdir()
+    cache = home / ".lazy-index"
+    (root / "lazy.py").write_text(LAZY.format(cache=str(cache), port=daemon))
+    (root / "test_lazy.py").write_text(USES)
+    # The hunt's pytest takes it for the real home; nothing here reads platformdirs.
+    monkeypatch.setenv("HOME", str(home))  # truegreen: ignore[TG204] the guard's real home
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.chdir(root)
+    socket.create_connection(("127.0.0.1", daemon), timeout=5).close()  # premise: it answers
+    status, out, _ = hunt(capsys, "--seed", "3", "--format", "json")
+    found = {f["test"]: f for f in json.loads(out)["flaky"]}
+    assert status == 1
+    assert not cache.exists()  # the write was refused: the guard blocked it
+    pairs = {"index_a": "index_b", "index_b": "index_a", "feed_a": "feed_b", "feed_b": "feed_a"}
+    assert sorted(found) == sorted(f"test_lazy.py::test_{name}" for name in pairs)
+    for name, other in pairs.items():
+        test, kind = f"test_lazy.py::test_{name}", "write" if "index" in name else "network"
+        finding = found[test]
+        assert finding["note"].startswith(
+            f"fails in some orders because {test} triggers a {kind} violation when it runs "
+            f"first: {kind}: blocked "
+        )
+        assert (finding["kind"], finding["violations"]) == ("violation", [kind])
+        assert (finding["failed_runs"], finding["observed_runs"]) == (2, 4)
+        assert finding["culprits"] == [f"test_lazy.py::test_{other}"]
+        assert finding["command"] == f"{REPRO} {test}"
+    assert (
+        f"(under the real home) at {root / 'lazy.py'}:"
+        in found["test_lazy.py::test_index_a"]["note"]
+    )
+    assert f"connect to 127.0.0.1:{daemon}" in found["test_lazy.py::test_feed_a"]["note"]
+
+
+REGISTER = '''
+"""A register the doctests of this module fill and read in turn, by design."""
+
+REGISTER = []
+
+
+def add(item):
+    """Add an item.
+
+    >>> add("first")
+    >>> len(REGISTER)
+    1
+    """
+    REGISTER.append(item)
+
+
+def latest():
+    """The last item added (the doctest of add ran just before).
+
+    >>> latest()
+    'first'
+    """
+    return REGISTER[-1]
+
+
+def size():
+    """How many.
+
+    >>> size()
+    1
+    """
+    return len(REGISTER)
+'''
+
+GUIDE = """A guide: one document, whose examples run in sequence.
+
+>>> notes = []
+>>> notes.append("one")
+>>> notes
+['one']
+"""
+
+STEPS_CONFTEST = '''
+import pytest
+
+
+class Steps(pytest.File):
+    """A document of steps (like a Sybil document): each line an item, run in sequence."""
+
+    def collect(self):
+        self.stack = []
+        for number, line in enumerate(self.path.read_text().splitlines(), 1):
+            yield Step.from_parent(self, name=f"step{number}", line=line)
+
+
+class Step(pytest.Item):
+    def __init__(self, *, line, **kwargs):
+        super().__init__(**kwargs)
+        self.line = line
+
+    def runtest(self):
+        verb, _, word = self.line.partition(" ")
+        if verb == "push":
+            self.parent.stack.append(word)
+        else:
+            assert self.parent.stack and self.parent.stack[-1] == word, self.parent.stack
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".steps":
+        return Steps.from_parent(parent, path=file_path)
+'''
+
+STEPS = "push milk\nexpect milk\npush eggs\nexpect eggs\n"
+
+PLAIN = """
+import register
+
+
+def test_a():
+    pass
+
+
+def test_leaves_a_stale_entry():
+    register.REGISTER.append("stale")
+
+
+def test_b():
+    pass
+"""
+
+ADD, LATEST, SIZE = (f"register.py::register.{name}" for name in ("add", "latest", "size"))
+STALE = "test_plain.py::test_leaves_a_stale_entry"
+
+
+@pytest.fixture
+def documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Doctests of a module that depend on each other by design, a doctest text file, a
+    custom document of steps, and a Python test that really pollutes the module's doctests."""
+    root = tmp_path / "documents"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--doctest-modules --doctest-glob=*.txt"\n'
+    )
+    (root / "register.py").write_text(REGISTER)
+    (root / "guide.txt").write_text(GUIDE)
+    (root / "conftest.py").write_text(STEPS_CONFTEST)
+    (root / "story.steps").write_text(STEPS)
+    (root / "test_plain.py").write_text(PLAIN)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_the_items_of_one_document_run_together_in_order_and_are_never_brittle_among_themselves(
+    documents: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The doctests of one module and the steps of one document move as one block, in their
+    order, and none is reported as brittle after another; the Python test that really
+    pollutes them is still found, with the reproduce command carrying the earlier items.
+
+    Ablation: replace `not isinstance(item, pytest.Function) and item.parent is not None` with
+    `False` in `src/truegreen/plugin/order.py`."""
+    # Premise: out of their order, the items fail (they depend on each other by design).
+    out_of_order = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",
+         LATEST, "story.steps::step2"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "2 failed" in out_of_order.stdout, out_of_order.stdout
+    status, out, err = hunt(capsys, "--seed", "7", "--runs", "6", "--format", "json")
+    data = json.loads(out)
+    assert data["tests"] == 11
+    assert "run 2/6 (reversed): 2 failed" in err  # add and size, after the stale entry
+    found = {f["test"]: (f["kind"], f["culprits"], f["command"]) for f in data["flaky"]}
+    assert found == {
+        ADD: ("victim", [STALE], f"{REPRO} {STALE} {ADD}"),
+        SIZE: ("victim", [STALE], f"{REPRO} {STALE} {ADD} {LATEST} {SIZE}"),
+    }
+    assert status == 1
+
+
+def test_runs_0_runs_a_document_item_after_its_earlier_items(
+    documents: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `alone_fails = fails([*lead, test])` with `alone_fails = fails([test])`
+    in `src/truegreen/core/flakes.py`."""
+    status, out, err = hunt(capsys, "--runs", "0", "--victim", "story.steps::step4")
+    assert err.splitlines()[1:3] == [
+        "truegreen flakes: bisecting story.steps::step4 among 10 other tests",
+        "truegreen flakes:   after 3 tests: passed",  # steps 1 to 3: its document's own order
+    ]
+    assert out.splitlines() == [
+        "story.steps::step4: no polluter or state-setter: it passes alone "
+        "and after the 7 other tests",
+        "no flaky test (9 pytest runs)",
+    ]
+    assert status == 0
+    status, out, _ = hunt(capsys, "--runs", "0", "--victim", SIZE)
+    assert out.splitlines()[:3] == [
+        f"victim     {SIZE}",
+        f"  polluter: {STALE}",
+        f"  reproduce: {REPRO} {STALE} {ADD} {LATEST} {SIZE}",
+    ]
+    assert status == 1

@@ -270,8 +270,142 @@ def test_the_json_document_carries_its_format_version() -> None:
                 "failed_runs": 1,
                 "observed_runs": 4,
                 "note": "",
+                "violations": [],
             }
         ],
         "always_failing": ["b"],
         "notes": [],
     }
+
+
+# -- the items of one document ---------------------------------------------------------------
+
+DOC = ["m.py::m.a", "m.py::m.b", "m.py::m.c"]  # the doctests of m.py, in their order
+SUITE = ["t.py::test_x", *DOC, "t.py::test_y", "t.py::test_z"]
+DOCUMENTS = dict.fromkeys(DOC, "DoctestModule:m.py")
+
+
+def test_the_orders_move_a_document_as_one_block_in_its_own_order() -> None:
+    """Ablation: replace `flat(reversed(blocks))` with `list(reversed(flat(blocks)))` in
+    `src/truegreen/core/flakes.py`."""
+    units = flakes.Units(SUITE, DOCUMENTS)
+    assert units.blocks == [("t.py::test_x",), tuple(DOC), ("t.py::test_y",), ("t.py::test_z",)]
+    found = flakes.orders(SUITE, seed=7, runs=8, units=units)
+    assert found[:2] == [SUITE, ["t.py::test_z", "t.py::test_y", *DOC, "t.py::test_x"]]
+    assert len({tuple(order) for order in found}) > 2  # premise: the shuffles do shuffle
+    for order in found:
+        start = order.index(DOC[0])
+        assert order[start : start + 3] == DOC
+
+
+def test_without_documents_a_seed_gives_the_orders_it_always_gave() -> None:
+    ids = [f"t.py::test_{n}" for n in range(6)]
+    shuffled = list(ids)
+    __import__("random").Random(5).shuffle(shuffled)
+    assert flakes.orders(ids, seed=5, runs=3, units=flakes.Units(ids, {}))[2] == shuffled
+
+
+def test_a_document_item_run_without_its_earlier_items_is_not_observed() -> None:
+    """Under xdist a document can be scattered over the workers; the item that ran without its
+    earlier items ran in a way it is not built to, so its fate is left out.
+
+    Ablation: replace `not lead or tuple(before[-len(lead) :]) == lead` with `True` in
+    `src/truegreen/core/flakes.py`."""
+    units = flakes.Units(SUITE, DOCUMENTS)
+    gw0 = stream((DOC[0], "passed"), (DOC[1], "passed"), ("t.py::test_y", "passed"))
+    gw1 = stream(("t.py::test_x", "passed"), (DOC[2], "failed"))
+    seen = flakes.observe(1, [gw0, gw1], units)
+    assert [o.test for o in flakes.observe(1, [gw0, gw1])] == [  # premise: all ran
+        DOC[0], DOC[1], "t.py::test_y", "t.py::test_x", DOC[2]
+    ]  # fmt: skip
+    assert [o.test for o in seen] == [DOC[0], DOC[1], "t.py::test_y", "t.py::test_x"]
+
+
+def test_the_earlier_items_of_its_document_are_never_culprits_of_an_item() -> None:
+    """``m.c`` reads what ``m.a`` leaves, by design; ``test_y`` really pollutes ``m.c``. Each
+    run of ``m.c`` runs ``m.a`` and ``m.b`` just before it, and the culprit is ``test_y``.
+
+    Ablation: replace `fails([*before, *lead, test])` with `fails([*before, test])` in
+    `src/truegreen/core/flakes.py`."""
+    units = flakes.Units(SUITE, DOCUMENTS)
+
+    def fates(order: Sequence[str]) -> dict[str, bool]:
+        found = {}
+        for position, test in enumerate(order):
+            before = order[:position]
+            found[test] = test == DOC[2] and (DOC[0] not in before or "t.py::test_y" in before)
+        return found
+
+    ran: list[list[str]] = []
+
+    def fails(order: Sequence[str]) -> bool:
+        ran.append(list(order))
+        return fates(order)[order[-1]]
+
+    orders = flakes.orders(SUITE, seed=3, runs=2, units=units)
+    seen = [Observation(n, t, tuple(o[:i]), fates(o)[t]) for n, o in enumerate(orders)
+            for i, t in enumerate(o)]  # fmt: skip
+    assert flakes.varying(seen) == [DOC[2]]  # premise: test_y ran before it in one run only
+    finding = flakes.diagnose(DOC[2], seen, fails, units)
+    assert (finding.kind, finding.culprits) == (flakes.VICTIM, ("t.py::test_y",))
+    assert finding.command.endswith(f" t.py::test_y {DOC[0]} {DOC[1]} {DOC[2]}")
+    assert all(order[-3:] == DOC for order in ran)
+    victim = flakes.culprit_of(DOC[2], SUITE, fails, units)
+    assert (victim.kind, victim.culprits) == (flakes.VICTIM, ("t.py::test_y",))
+
+
+def test_units_cut_a_list_into_documents_and_single_tests() -> None:
+    units = flakes.Units(SUITE, DOCUMENTS)
+    cut = units.cut(["t.py::test_x", DOC[1], DOC[2], "t.py::test_y", DOC[0]])
+    assert cut == [("t.py::test_x",), (DOC[1], DOC[2]), ("t.py::test_y",), (DOC[0],)]
+    assert units.lead(DOC[2]) == (DOC[0], DOC[1])
+    assert units.lead("t.py::test_x") == ()
+    assert units.own(DOC[0]) == frozenset(DOC)
+
+
+# -- a violation that whichever test runs first triggers ---------------------------------------
+
+
+def violating(*tests: tuple[str, str, str]) -> Stream:
+    """A stream where each (test, outcome, violation mode) ran; a mode of "" is no violation."""
+    found = stream(*((test, outcome) for test, outcome, _ in tests))
+    for test, _, mode in tests:
+        if mode:
+            record = {"event": "violation", "t": 0.0, "kind": "write", "test": test,
+                      "where": test, "operation": "open for writing", "target": "/home/d/.c",
+                      "site": "lazy.py:9", "blocked": True, "pid": 1}  # fmt: skip
+            found.records.append({**record, "mode": mode} if mode != "fail" else record)
+    return found
+
+
+def test_a_violation_in_warn_mode_fails_nothing_and_is_not_counted() -> None:
+    """Ablation: replace `record.get("mode") != "warn"` with `True` in
+    `src/truegreen/core/flakes.py`."""
+    seen = flakes.observe(
+        0, [violating(("t.py::a", "failed", "fail"), ("t.py::b", "passed", "warn"))]
+    )
+    assert [o.test for o in seen] == ["t.py::a", "t.py::b"]  # premise: both ran
+    assert seen[0].violations == ("write",)
+    assert seen[0].violation == "write: blocked open for writing /home/d/.c at lazy.py:9"
+    assert seen[1].violations == ()
+
+
+def test_a_test_that_fails_by_a_violation_only_when_it_runs_first_is_a_violation() -> None:
+    """Ablation: replace `alone_fails and failing and all(o.violations for o in failing)` with
+    `alone_fails and failing` in `src/truegreen/core/flakes.py`."""
+    first = flakes.observe(0, [violating(("t.py::a", "failed", "fail"), ("t.py::b", "passed", ""))])
+    second = flakes.observe(
+        1, [violating(("t.py::b", "failed", "fail"), ("t.py::a", "passed", ""))]
+    )
+    finding = flakes.diagnose("t.py::a", first + second, lambda order: len(order) == 1)
+    assert finding.kind == flakes.VIOLATION
+    assert finding.culprits == ("t.py::b",)  # it triggers the violation when it runs first
+    assert finding.note == (
+        "fails in some orders because t.py::a triggers a write violation when it runs first: "
+        "write: blocked open for writing /home/d/.c at lazy.py:9"
+    )
+    # A brittle test that fails without a violation stays brittle.
+    plain = flakes.observe(0, [violating(("t.py::a", "failed", ""), ("t.py::b", "passed", ""))])
+    plain += flakes.observe(1, [violating(("t.py::b", "passed", ""), ("t.py::a", "passed", ""))])
+    brittle = flakes.diagnose("t.py::a", plain, lambda order: len(order) == 1)
+    assert (brittle.kind, brittle.culprits) == (flakes.BRITTLE, ("t.py::b",))

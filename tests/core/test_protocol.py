@@ -84,3 +84,13 @@ def test_the_plugin_adds_exactly_the_protocol_s_hidden_options(pytester: pytest.
     config = pytester.parseconfig(*protocol.Request(plan_out="u.json", order="o.json").argv())
     request = protocol.Request.from_options(config.getoption)
     assert request == protocol.Request(plan_out="u.json", order="o.json")
+
+
+def test_documents_survive_the_file_and_an_older_file_names_none() -> None:
+    documents = {"m.py::m.a": "DoctestModule:m.py", "m.py::m.b": "DoctestModule:m.py"}
+    text = protocol.json.dumps(protocol.units_document({"m.py::m.a": "m.py::m.a"}, documents))
+    assert protocol.read_documents(text, "units.json") == documents
+    older = '{"format": 1, "units": {"t.py::a": "t.py::a"}}'
+    assert protocol.read_documents(older, "units.json") == {}
+    with pytest.raises(DataError, match=r"^units\.json: 'documents' expected an object"):
+        protocol.read_documents('{"format": 1, "units": {}, "documents": ["m.py"]}', "units.json")

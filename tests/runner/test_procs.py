@@ -25,5 +25,6 @@ def test_truegreen_s_own_settings_and_an_ablation_s_mutant_go_in_and_nothing_els
     env = sealed_environment(machine, "/tmp/home")
     assert env["TRUEGREEN_MUST_RUN"] == "tests/test_gate.py"
     assert env[MUTANT_VAR] == "/tmp/spec.json"
-    assert "MYAPP_MODE" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+    assert "MYAPP_MODE" not in env
+    assert "AWS_SECRET_ACCESS_KEY" not in env
     assert (env["HOME"], env["GIT_CONFIG_GLOBAL"]) == ("/tmp/home", os.devnull)

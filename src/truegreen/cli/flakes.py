@@ -30,8 +30,11 @@ FIXES = {
     "state-setter",
     flakes.NON_ORDER: "fix: find the chance, clock or shared resource it depends on and pin it "
     "(a seed, a frozen clock, a per-test resource); never rerun it until green",
+    flakes.VIOLATION: "fix: fix the violation; while it stands, whichever test runs first "
+    "fails, and no order is safe",
 }
-CULPRIT = {flakes.VICTIM: "polluter", flakes.BRITTLE: "state-setter"}
+CULPRIT = {flakes.VICTIM: "polluter", flakes.BRITTLE: "state-setter",
+           flakes.VIOLATION: "the others that trigger it when they run first"}  # fmt: skip
 # Each run in the order asked for, without the user's cache of last failures.
 OPTIONS = ("-q", "-p", "no:randomly", "-p", "no:cacheprovider")
 
@@ -45,7 +48,10 @@ def add_parser(verbs: Any) -> None:
         "reverse, then in orders shuffled from a seed (printed; --seed repeats them exactly). "
         "Each test whose outcome varies is classified: victim (passes alone, fails after a "
         "polluter), brittle (fails alone, passes only after a state-setter) or non-order (the "
-        "same order does not repeat its outcome). Victims and brittle tests are bisected to a "
+        "same order does not repeat its outcome); a test that fails only when it runs first, "
+        "by a guard's violation, is reported as that violation. The doctests of a module and "
+        "the blocks of one document move together, in their order. Victims and brittle tests "
+        "are bisected to a "
         "minimal pair and the command that reproduces it is printed. With --runs 0, bisect one "
         "--victim among the other tests in collection order. Exit 1 when a test is flaky.",
         example=EXAMPLE,
@@ -92,14 +98,15 @@ def run(args: argparse.Namespace) -> int:
                            one_process=True, timeout=args.run_timeout,
                            progress=_progress)  # fmt: skip
     _progress("collecting")
-    ids = list(pytest.collect_units())
+    units, documents = pytest.collect()
+    ids = list(units)
     if not ids:
         raise UsageError(
             f"truegreen flakes: expected tests to run, found none collected by "
             f"{shlex.join(args.pytest_args)!r}"
         )
     hunt = flakes.Hunt(ids, lambda order, workers: pytest.run(order=order, workers=workers),
-                       _progress)  # fmt: skip
+                       _progress, documents)  # fmt: skip
     if args.victim:
         if args.victim not in ids:
             raise UsageError(
@@ -131,7 +138,12 @@ def render(report: flakes.Report, args: argparse.Namespace) -> str:
         seen = (f" (failed {finding.failed_runs} of {finding.observed_runs} runs)"
                 if finding.observed_runs else "")  # fmt: skip
         lines.append(f"{finding.kind:<10} {finding.test}{seen}")
-        if finding.culprits:
+        if finding.kind == flakes.VIOLATION:
+            lines.append(f"  {finding.note}")
+            if finding.culprits:
+                lines.append(f"  {CULPRIT[finding.kind]}: {', '.join(finding.culprits)}")
+            lines.append(f"  reproduce: {finding.command}")
+        elif finding.culprits:
             name = CULPRIT[finding.kind] + ("s, together" if len(finding.culprits) > 1 else "")
             lines.append(f"  {name}: {', '.join(finding.culprits)}")
             lines.append(f"  reproduce: {finding.command}")
@@ -142,7 +154,7 @@ def render(report: flakes.Report, args: argparse.Namespace) -> str:
     if report.always_failing:
         lines.append("failing in every run (not flaky, not examined):")
         lines += [f"  {test}" for test in report.always_failing]
-    kinds = (flakes.VICTIM, flakes.BRITTLE, flakes.NON_ORDER)
+    kinds = (flakes.VICTIM, flakes.BRITTLE, flakes.NON_ORDER, flakes.VIOLATION)
     counts = [(sum(f.kind == k for f in report.findings), k) for k in kinds]
     if report.findings:
         detail = ", ".join(f"{n} {k}" for n, k in counts if n)

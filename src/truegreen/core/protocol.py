@@ -175,10 +175,15 @@ OPTIONS = {
 UNITS_FORMAT = formats.UNITS
 
 
-def units_document(units: Mapping[str, str]) -> dict[str, Any]:
-    """The plan-out file: ``{"format": 1, "units": {node id: unit}}``, in collection order.
-    A unit is what sharding never splits: a test, or a whole class or module (an xdist group)."""
-    return {"format": UNITS_FORMAT, "units": dict(units)}
+def units_document(
+    units: Mapping[str, str], documents: Optional[Mapping[str, str]] = None
+) -> dict[str, Any]:
+    """The plan-out file: ``{"format": 1, "units": {node id: unit}, "documents": {node id:
+    document}}``, in collection order. A unit is what sharding never splits: a test, or a whole
+    class or module (an xdist group). ``documents`` names, for each item that is not a Python
+    test function (a doctest, a block of a Sybil or other document), the document it belongs
+    to: the items of one document run in sequence, in their order, by design."""
+    return {"format": UNITS_FORMAT, "units": dict(units), "documents": dict(documents or {})}
 
 
 def read_units(text: str, source: str) -> dict[str, str]:
@@ -194,6 +199,18 @@ def read_units(text: str, source: str) -> dict[str, str]:
     ):
         raise DataError(f"{source}: 'units' expected an object of node id -> unit")
     return units
+
+
+def read_documents(text: str, source: str) -> dict[str, str]:
+    """Node id -> document from a plan-out file's text ({} when it names none);
+    :class:`DataError` naming ``source``."""
+    read_units(text, source)
+    documents = _json(text, source).get("documents", {})
+    if not isinstance(documents, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in documents.items()
+    ):
+        raise DataError(f"{source}: 'documents' expected an object of node id -> document")
+    return documents
 
 
 def ids_text(nodeids: Sequence[str]) -> str:

@@ -35,6 +35,7 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
+from truegreen.plugin.order import documents
 from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
 # The machinery between a call of ``config.hook.pytest_deselected`` and its implementations.
@@ -165,7 +166,7 @@ class ShardPlugin:
     ) -> None:
         units = {item.nodeid: unit_of(item.nodeid, _group(item)) for item in items}
         if self.plan_out:
-            write_atomic(Path(self.plan_out), protocol.units_document(units))
+            write_atomic(Path(self.plan_out), protocol.units_document(units, documents(items)))
         if self.external:
             # What another plugin keeps together is its business: each test is its own unit.
             units = {nodeid: nodeid for nodeid in units}

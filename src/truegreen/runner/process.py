@@ -145,6 +145,13 @@ class PytestProcess:
         :class:`TimedOut` when the deadline ends the collection; a :class:`UsageError`
         with pytest's last line when it collects nothing the plugin could record.
         """
+        return self.collect(extra, deadline=deadline)[0]
+
+    def collect(
+        self, extra: Sequence[str] = (), *, deadline: Optional[float] = None
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """:meth:`collect_units`, and node id -> document of every item that is not a Python
+        test function (:func:`truegreen.core.protocol.units_document`)."""
         with tempfile.TemporaryDirectory(prefix="truegreen-collect-") as scratch:
             plan = os.path.join(scratch, "units.json")
             added = ["--collect-only"]
@@ -157,7 +164,8 @@ class PytestProcess:
                 raise TimedOut
             try:
                 with open(plan, encoding="utf-8") as handle:
-                    return protocol.read_units(handle.read(), plan)
+                    text = handle.read()
+                return protocol.read_units(text, plan), protocol.read_documents(text, plan)
             except (OSError, DataError):
                 raise UsageError(
                     f"{self.who}: expected pytest to collect with {self._shown()} and the "
