@@ -60,8 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=None,
         metavar="PATTERN",
-        help="tests matching this node-id pattern must be collected, run and pass; a skip "
-        "fails the run (repeatable; replaces must-run from the table)",
+        help="tests matching this node-id pattern must be collected, run and pass when the "
+        "selection holds them; a skip fails the run (repeatable; replaces must-run from the "
+        "table; --truegreen-must-run= with nothing: no gate for this run)",
     )
 
     group.addoption(
@@ -131,6 +132,8 @@ def _load(config: pytest.Config, options: Optional[argparse.Namespace] = None) -
         return config.getoption(dest) if options is None else getattr(options, dest, None)
 
     named = [(key, option(dest)) for key, dest in NAMED_FLAGS]
+    # --truegreen-must-run= (empty): no gate for this run; the other patterns given stay.
+    named = [(k, [p for p in v if p] if k == "must-run" and v else v) for k, v in named]
     loaded = config.stash[CONFIG_KEY] = tgconfig.load(
         config.rootpath,
         os.environ,
