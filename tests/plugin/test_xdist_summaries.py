@@ -88,8 +88,8 @@ def test_the_controller_prints_every_summary_as_a_single_process_does(
     hermetic sections are gone. Ablation: replace `self.outside.extend(item for item in
     data["outside"] if item not in before)` with `self.outside.extend(data["outside"])` in
     `src/truegreen/plugin/guards.py`: the collection's write is listed once per worker.
-    Ablation: replace `name for name in removed if name in self.machine` with `name for name
-    in removed` in `src/truegreen/plugin/session.py`: the workers count the COLUMNS and LINES
+    Ablation: replace `tuple(sorted(name for name in removed if name in self.machine))` with
+    `tuple(sorted(removed))` in `src/truegreen/plugin/session.py`: the workers count the COLUMNS and LINES
     that xdist set for them as the machine's variables."""
     monkeypatch.setenv("TG_XDIST_MACHINE_SETTING", "on")
     monkeypatch.setenv("GITHUB_TOKEN", "canary-token-value")
@@ -132,7 +132,7 @@ def test_the_controller_prints_every_summary_as_a_single_process_does(
 def test_a_skipped_gate_under_xdist_says_why_the_run_failed(pytester: pytest.Pytester) -> None:
     """The report's own "1 skipped" is not the reason: the gate's line is.
 
-    Ablation: replace `self.relay.listen("integrity", plugin.take)` with `None` in
+    Ablation: replace `plugin.relay.listen("integrity", plugin.take)` with `None` in
     `src/truegreen/plugin/integrity.py`."""
     pytester.makepyfile(
         test_gates="""
@@ -168,7 +168,7 @@ def test_the_relay_lists_tests_in_the_run_order_and_the_rest_after_them(
 ) -> None:
     """Reports reach the controller in the order the workers finish them.
 
-    Ablation: replace `return sorted(given, key=place.__getitem__)` with `return given` in
+    Ablation: replace `sorted(given, key=place.__getitem__)` with `given` in
     `src/truegreen/plugin/relay.py`."""
     from truegreen.plugin.relay import Relay
 
