@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 GATE = """
@@ -73,13 +75,187 @@ def _plugins(pytester: pytest.Pytester, extra: tuple[str, ...]) -> str:
     return pytester.runpytest_subprocess("--trace-config", "--co", "-q", *extra).stdout.str()
 
 
-def test_a_deselected_gate_fails_the_run(gate: pytest.Pytester) -> None:
-    """Ablation: replace `nodeid in self.deselected` with `False` in
-    `src/truegreen/plugin/integrity.py`: the run exits 0. Restored."""
-    result = gate.runpytest_subprocess("-k", "other", "--truegreen-must-run=*::test_gate")
-    result.assert_outcomes(passed=1)
+XDIST = ("-n", "2", "-p", "xdist")
+
+
+@pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
+def test_a_gate_another_plugin_deselected_fails_the_run(
+    gate: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """pytest-split's group 3 of 3 is test_other: the gate is inside the user's selection,
+    and another plugin took it out.
+
+    Ablation: replace `nodeid in self.deselected` with `False` in
+    `src/truegreen/plugin/integrity.py`: the run exits 0."""
+    result = gate.runpytest_subprocess(
+        "-p", "pytest_split", "--splits", "3", "--group", "3",
+        "--truegreen-must-run=*::test_gate", *xdist,
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)  # premise: pytest-split kept test_other alone
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["FAILED GATE test_gates.py::test_gate: deselected: the gate*"])
+    result.stdout.fnmatch_lines(
+        [
+            "collected 3, ran 1 (1 passed), skipped 0, deselected 2",
+            "FAILED GATE test_gates.py::test_gate: deselected: the gate did not run",
+            "to run without the gates this once: --truegreen-must-run= (empty)",
+        ]
+    )
+
+
+GATED = {
+    "test_gates": """
+        import pytest
+
+        def test_gate():
+            pass
+
+        @pytest.mark.skip(reason="needs the staging database")
+        def test_skipped_gate():
+            pass
+
+        @pytest.mark.fast
+        def test_other():
+            pass
+        """,
+    "test_elsewhere": """
+        def test_elsewhere():
+            pass
+        """,
+}
+GATES_TOML = """
+[tool.truegreen]
+must-run = ["test_gates.py::test_gate", "test_gates.py::test_skipped_gate"]
+
+[tool.pytest.ini_options]
+markers = ["fast: a fast test"]
+"""
+
+
+@pytest.fixture
+def gated(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(**GATED)
+    pytester.makepyprojecttoml(GATES_TOML)
+    return pytester
+
+
+OUTSIDE = {
+    "another file": (["test_elsewhere.py"], "test_gates.py::test_gate: outside this selection"),
+    "a node id": (["test_gates.py::test_other"], "test_gates.py::test_gate: outside this sel*"),
+    "-k": (["-k", "other"], "test_gates.py::test_gate: left out by -k"),
+    "-m": (["-m", "fast"], "test_gates.py::test_gate: left out by -m"),
+    "--deselect": (
+        [
+            "test_gates.py",
+            "--deselect=test_gates.py::test_gate",
+            "--deselect=test_gates.py::test_s",
+        ],
+        "test_gates.py::test_gate: left out by --deselect",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("selection", "xdist"),
+    [*((name, ()) for name in OUTSIDE), ("another file", XDIST), ("-k", XDIST)],
+    ids=[*OUTSIDE, "another file, xdist", "-k, xdist"],
+)
+def test_a_gate_outside_the_selection_is_not_required(
+    gated: pytest.Pytester, selection: str, xdist: tuple[str, ...]
+) -> None:
+    """A partial run (one file, one test, -k, -m, --deselect) passes when the gates lie
+    outside what it selected; the summary says which gates it did not require.
+
+    Ablation: replace `if not covers(args, pattern):` with `if False:` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `"-k"` with `None` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `"-m"` with `None` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `"--deselect"` with `None` in
+    `src/truegreen/plugin/integrity.py`."""
+    full = gated.runpytest_subprocess()
+    assert full.ret == 1  # premise: the whole suite fails the skipped gate
+    args, line = OUTSIDE[selection]
+    result = gated.runpytest_subprocess(*args, *xdist)
+    result.assert_outcomes(passed=1)  # premise: one test of the selection ran, no gate
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"gate not required in this run: {line}"])
+    result.stdout.no_fnmatch_line("FAILED GATE*")
+
+
+@pytest.mark.parametrize("failed_in", ["test_gates", "test_elsewhere"])
+@pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
+def test_last_failed_requires_only_the_gates_it_reruns(
+    gated: pytest.Pytester, failed_in: str, xdist: tuple[str, ...]
+) -> None:
+    """--lf after a failure beside the gates (the file is collected, the gates deselected) or
+    in another file (pytest skips the gates' file).
+
+    Ablation: replace `why = "--lf"` with `why = None` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `any(matches(n, pattern) for n in
+    last_failed)` with `True` in `src/truegreen/plugin/integrity.py`."""
+    flaky = "import os\n\ndef test_flaky():\n    assert not os.path.exists('broken')\n"
+    gated.makepyfile(**{failed_in: textwrap.dedent(GATED[failed_in]) + flaky})
+    (gated.path / "broken").write_text("")
+    first = gated.runpytest_subprocess("--truegreen-must-run=")
+    first.assert_outcomes(passed=3, failed=1, skipped=1)  # premise: test_flaky failed
+    (gated.path / "broken").unlink()
+    result = gated.runpytest_subprocess("--lf", *xdist)
+    result.assert_outcomes(passed=1)  # premise: --lf ran test_flaky alone
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["gate not required in this run: test_gates.py::test_gate*"])
+
+
+def test_a_skipped_gate_inside_a_partial_selection_still_fails(gated: pytest.Pytester) -> None:
+    result = gated.runpytest_subprocess("-k", "skipped or elsewhere")
+    result.assert_outcomes(passed=1, skipped=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAILED GATE test_gates.py::test_skipped_gate: skipped (needs the staging database)*"]
+    )
+
+
+def test_a_missing_gate_inside_a_partial_selection_still_fails(gated: pytest.Pytester) -> None:
+    """The selection names the gate's file; the gate is not in it.
+
+    Ablation: replace `if _under(fixed, arg):` with `if False:` in
+    `src/truegreen/core/mustrun.py`."""
+    result = gated.runpytest_subprocess(
+        "test_gates.py", "--truegreen-must-run=test_gates.py::test_renamed"
+    )
+    result.assert_outcomes(passed=2, skipped=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAILED GATE test_gates.py::test_renamed: no collected test matches: the gate*"]
+    )
+
+
+@pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
+def test_an_empty_must_run_flag_runs_without_the_gates(
+    gated: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """Ablation: replace `[p for p in v if p] if k == "must-run" and v else v` with `v` in
+    `src/truegreen/plugin/__init__.py`: the empty pattern is a configuration error."""
+    full = gated.runpytest_subprocess(*xdist)
+    assert full.ret == 1  # premise: the configured gate fails the run
+    full.stdout.fnmatch_lines(["to run without the gates this once: --truegreen-must-run= (empty)"])
+    result = gated.runpytest_subprocess("--truegreen-must-run=", *xdist)
+    result.assert_outcomes(passed=3, skipped=1)
+    assert result.ret == 0
+    result.stdout.no_fnmatch_line("FAILED GATE*")
+
+
+def test_collected_counts_each_test_once(pytester: pytest.Pytester) -> None:
+    """A plugin that reports one deselection twice: pytest collected 3 tests, not 4."""
+    pytester.makepyfile(test_three=GATE)
+    pytester.makeconftest(
+        """
+        def pytest_collection_modifyitems(config, items):
+            away = [item for item in items if item.name == "test_other"]
+            items[:] = [item for item in items if item not in away]
+            config.hook.pytest_deselected(items=away)
+            config.hook.pytest_deselected(items=away)
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.stdout.fnmatch_lines(["collected 3 items / *", "collected 3, ran 1 (1 passed), *"])
 
 
 def test_a_missing_gate_fails_the_run(gate: pytest.Pytester) -> None:

@@ -89,8 +89,8 @@ def test_the_controller_prints_every_summary_as_a_single_process_does(
     data["outside"] if item not in before)` with `self.outside.extend(data["outside"])` in
     `src/truegreen/plugin/guards.py`: the collection's write is listed once per worker.
     Ablation: replace `tuple(sorted(name for name in removed if name in self.machine))` with
-    `tuple(sorted(removed))` in `src/truegreen/plugin/session.py`: the workers count the COLUMNS and LINES
-    that xdist set for them as the machine's variables."""
+    `tuple(sorted(removed))` in `src/truegreen/plugin/session.py`: the workers count the
+    COLUMNS and LINES that xdist set for them as the machine's variables."""
     monkeypatch.setenv("TG_XDIST_MACHINE_SETTING", "on")
     monkeypatch.setenv("GITHUB_TOKEN", "canary-token-value")
     repo = make_repo(pytester, **SUITE)

@@ -112,9 +112,9 @@ class IntegrityPlugin:
 
     def pytest_sessionstart(self) -> None:
         # --lf runs the tests that failed last time; the run itself rewrites that record.
-        lf = self.config.pluginmanager.get_plugin("lfplugin")
-        if self.config.getoption("lf", False) and lf is not None:
-            self.last_failed = frozenset(getattr(lf, "lastfailed", ()))
+        cache = getattr(self.config, "cache", None)
+        if self.config.getoption("lf", False) and cache is not None:
+            self.last_failed = frozenset(map(str, cache.get("cache/lastfailed", {})))
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
