@@ -173,7 +173,9 @@ OPTIONS: tuple[Option, ...] = (
         "globs",
         (),
         "Node-id patterns of gate tests that must be collected, run and pass; a skip, a "
-        "deselection or an absence fails the run.",
+        "deselection or an absence fails the run. A gate outside the run's selection (other "
+        "paths, -k, -m, --deselect, --lf) is not required; --truegreen-must-run= (empty) "
+        "runs without the gates.",
     ),
     Option(
         "allow-empty",
