@@ -165,7 +165,7 @@ def test_a_gate_outside_the_selection_is_not_required(
     """A partial run (one file, one test, -k, -m, --deselect) passes when the gates lie
     outside what it selected; the summary says which gates it did not require.
 
-    Ablation: replace `if not covers(args, pattern):` with `if False:` in
+    Ablation: replace `covers(args, pattern)` with `True` in
     `src/truegreen/plugin/integrity.py`. Ablation: replace `"-k"` with `None` in
     `src/truegreen/plugin/integrity.py`. Ablation: replace `"-m"` with `None` in
     `src/truegreen/plugin/integrity.py`. Ablation: replace `"--deselect"` with `None` in
@@ -180,27 +180,43 @@ def test_a_gate_outside_the_selection_is_not_required(
     result.stdout.no_fnmatch_line("FAILED GATE*")
 
 
-@pytest.mark.parametrize("failed_in", ["test_gates", "test_elsewhere"])
-@pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
-def test_last_failed_requires_only_the_gates_it_reruns(
-    gated: pytest.Pytester, failed_in: str, xdist: tuple[str, ...]
-) -> None:
-    """--lf after a failure beside the gates (the file is collected, the gates deselected) or
-    in another file (pytest skips the gates' file).
+LAST_FAILED = {
+    # where test_flaky failed, what the rerun names besides --lf, and the gate's line
+    "beside the gates": ("test_gates", (), "test_gates.py::test_gate: outside this selection"),
+    "in another file": ("test_elsewhere", (), "test_gates.py::test_gate: outside this selection"),
+    "the gates' file named": (
+        "test_gates",
+        ("test_gates.py",),
+        "test_gates.py::test_gate: left out by --lf",
+    ),
+}
 
-    Ablation: replace `why = "--lf"` with `why = None` in
+
+@pytest.mark.parametrize(
+    ("case", "xdist"),
+    [*((case, ()) for case in LAST_FAILED), ("in another file", XDIST)],
+    ids=[*LAST_FAILED, "in another file, xdist"],
+)
+def test_last_failed_requires_only_the_gates_it_reruns(
+    gated: pytest.Pytester, case: str, xdist: tuple[str, ...]
+) -> None:
+    """--lf after a failure: pytest collects only the failed test of its file and skips the
+    other files; with the file named, it collects the whole file and deselects the rest.
+
+    Ablation: replace `"--lf"` with `None` in
     `src/truegreen/plugin/integrity.py`. Ablation: replace `any(matches(n, pattern) for n in
     last_failed)` with `True` in `src/truegreen/plugin/integrity.py`."""
+    failed_in, named, line = LAST_FAILED[case]
     flaky = "import os\n\ndef test_flaky():\n    assert not os.path.exists('broken')\n"
     gated.makepyfile(**{failed_in: textwrap.dedent(GATED[failed_in]) + flaky})
     (gated.path / "broken").write_text("")
     first = gated.runpytest_subprocess("--truegreen-must-run=")
     first.assert_outcomes(passed=3, failed=1, skipped=1)  # premise: test_flaky failed
     (gated.path / "broken").unlink()
-    result = gated.runpytest_subprocess("--lf", *xdist)
+    result = gated.runpytest_subprocess("--lf", *named, *xdist)
     result.assert_outcomes(passed=1)  # premise: --lf ran test_flaky alone
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["gate not required in this run: test_gates.py::test_gate*"])
+    result.stdout.fnmatch_lines([f"gate not required in this run: {line}"])
 
 
 def test_a_skipped_gate_inside_a_partial_selection_still_fails(gated: pytest.Pytester) -> None:
@@ -215,7 +231,7 @@ def test_a_skipped_gate_inside_a_partial_selection_still_fails(gated: pytest.Pyt
 def test_a_missing_gate_inside_a_partial_selection_still_fails(gated: pytest.Pytester) -> None:
     """The selection names the gate's file; the gate is not in it.
 
-    Ablation: replace `if _under(fixed, arg):` with `if False:` in
+    Ablation: replace `_under(fixed, arg)` with `False` in
     `src/truegreen/core/mustrun.py`."""
     result = gated.runpytest_subprocess(
         "test_gates.py", "--truegreen-must-run=test_gates.py::test_renamed"
@@ -231,8 +247,8 @@ def test_a_missing_gate_inside_a_partial_selection_still_fails(gated: pytest.Pyt
 def test_an_empty_must_run_flag_runs_without_the_gates(
     gated: pytest.Pytester, xdist: tuple[str, ...]
 ) -> None:
-    """Ablation: replace `[p for p in v if p] if k == "must-run" and v else v` with `v` in
-    `src/truegreen/plugin/__init__.py`: the empty pattern is a configuration error."""
+    """Ablation: replace `[pattern for pattern in value if pattern]` with `value` in
+    `src/truegreen/core/config.py`: the empty pattern is a configuration error."""
     full = gated.runpytest_subprocess(*xdist)
     assert full.ret == 1  # premise: the configured gate fails the run
     full.stdout.fnmatch_lines(["to run without the gates this once: --truegreen-must-run= (empty)"])

@@ -176,3 +176,31 @@ def test_the_relay_lists_tests_in_the_run_order_and_the_rest_after_them(
     found.order = {"t.py::a": 0, "t.py::b": 1, "t.py::c": 2}
     given = ["t.py::c", "outside any test", "t.py::a", "t.py::c"]
     assert found.ordered(given) == ["t.py::a", "t.py::c", "outside any test"]
+
+
+def test_a_violation_at_collection_in_the_workers_fails_the_run(pytester: pytest.Pytester) -> None:
+    """Every test passes; the workers' collection wrote into the project tree.
+
+    Ablation: replace `any(failing for _, failing in self.received.outside)` with `False` in
+    `src/truegreen/plugin/guards.py`: the run exits 0."""
+    pytester.makepyfile(
+        test_litter="""
+        with open("collection-litter.txt", "w") as handle:
+            handle.write("x")
+
+        def test_a():
+            pass
+
+        def test_b():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("--truegreen-tree-guard=off", "-n", "2", "-p", "xdist")
+    result.assert_outcomes(passed=2)  # premise: pytest calls this green
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "violations outside any test (the run fails):",
+            "  ?collection? write: did open for writing *collection-litter.txt*",
+        ]
+    )

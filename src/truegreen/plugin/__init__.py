@@ -132,8 +132,6 @@ def _load(config: pytest.Config, options: Optional[argparse.Namespace] = None) -
         return config.getoption(dest) if options is None else getattr(options, dest, None)
 
     named = [(key, option(dest)) for key, dest in NAMED_FLAGS]
-    # --truegreen-must-run= (empty): no gate for this run; the other patterns given stay.
-    named = [(k, [p for p in v if p] if k == "must-run" and v else v) for k, v in named]
     loaded = config.stash[CONFIG_KEY] = tgconfig.load(
         config.rootpath,
         os.environ,
