@@ -6,8 +6,12 @@ import textwrap
 
 import pytest
 
+from truegreen.core.protocol import ONLY_FILE
+
 GATE = """
 import pytest
+
+from truegreen.core.protocol import ONLY_FILE
 
 def test_gate():
     assert True
@@ -309,3 +313,20 @@ def test_a_run_that_executes_nothing_fails_unless_allowed(pytester: pytest.Pytes
     deselected = pytester.runpytest_subprocess("-k", "nothing_matches")
     assert deselected.ret == 1
     deselected.stdout.fnmatch_lines(["collected 2, ran 0, skipped 0, deselected 2"])
+
+
+def test_one_files_process_requires_only_the_gates_in_its_file(gated: pytest.Pytester) -> None:
+    """`truegreen run --isolate-files` runs each file in a process of its own, which collects
+    that file alone: the gates' file judges the gates.
+
+    Ablation: replace `[Path(only_file).as_posix()]` with `[""]` in
+    `src/truegreen/plugin/integrity.py`: the other file's process fails the gates."""
+    gates = gated.runpytest_subprocess(ONLY_FILE.flag, "test_gates.py")
+    assert gates.ret == 1  # premise: the gates' own process judges them
+    gates.stdout.fnmatch_lines(["FAILED GATE test_gates.py::test_skipped_gate: skipped*"])
+    other = gated.runpytest_subprocess(ONLY_FILE.flag, "test_elsewhere.py")
+    other.assert_outcomes(passed=1)
+    assert other.ret == 0
+    other.stdout.fnmatch_lines(
+        ["gate not required in this run: test_gates.py::test_gate: outside this selection"]
+    )

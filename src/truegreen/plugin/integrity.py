@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 
+from truegreen.core import protocol
 from truegreen.core.config import Config
 from truegreen.core.mustrun import covers, matches
 from truegreen.plugin.relay import relay
@@ -36,7 +38,11 @@ def _reason(report: pytest.TestReport) -> str:
 def selection_args(config: pytest.Config) -> list[str]:
     """What the run was asked to collect, as root-relative paths and node ids (a directory
     ends in ``/``, the root is ``""``); ``[""]`` for the configured suite (no arguments,
-    ``testpaths``) and for ``--pyargs``."""
+    ``testpaths``) and for ``--pyargs``; one file's process of ``truegreen run
+    --isolate-files`` selects that file."""
+    only_file = protocol.Request.from_options(config.getoption).only_file
+    if only_file:  # one file's process of `truegreen run --isolate-files`
+        return [Path(only_file).as_posix()]
     source = getattr(config, "args_source", None)
     if source == pytest.Config.ArgsSource.TESTPATHS or config.getoption("pyargs", False):
         return [""]
