@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
+
+from truegreen.core.protocol import ONLY_FILE
 
 GATE = """
 import pytest
+
+from truegreen.core.protocol import ONLY_FILE
 
 def test_gate():
     assert True
@@ -73,13 +79,203 @@ def _plugins(pytester: pytest.Pytester, extra: tuple[str, ...]) -> str:
     return pytester.runpytest_subprocess("--trace-config", "--co", "-q", *extra).stdout.str()
 
 
-def test_a_deselected_gate_fails_the_run(gate: pytest.Pytester) -> None:
-    """Ablation: replace `nodeid in self.deselected` with `False` in
-    `src/truegreen/plugin/integrity.py`: the run exits 0. Restored."""
-    result = gate.runpytest_subprocess("-k", "other", "--truegreen-must-run=*::test_gate")
-    result.assert_outcomes(passed=1)
+XDIST = ("-n", "2", "-p", "xdist")
+
+
+@pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
+def test_a_gate_another_plugin_deselected_fails_the_run(
+    gate: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """pytest-split's group 3 of 3 is test_other: the gate is inside the user's selection,
+    and another plugin took it out.
+
+    Ablation: replace `nodeid in self.deselected` with `False` in
+    `src/truegreen/plugin/integrity.py`: the run exits 0."""
+    result = gate.runpytest_subprocess(
+        "-p", "pytest_split", "--splits", "3", "--group", "3",
+        "--truegreen-must-run=*::test_gate", *xdist,
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)  # premise: pytest-split kept test_other alone
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["FAILED GATE test_gates.py::test_gate: deselected: the gate*"])
+    result.stdout.fnmatch_lines(
+        [
+            "collected 3, ran 1 (1 passed), skipped 0, deselected 2",
+            "FAILED GATE test_gates.py::test_gate: deselected: the gate did not run",
+            "to run without the gates this once: --truegreen-must-run= (empty)",
+        ]
+    )
+
+
+GATED = {
+    "test_gates": """
+        import pytest
+
+        def test_gate():
+            pass
+
+        @pytest.mark.skip(reason="needs the staging database")
+        def test_skipped_gate():
+            pass
+
+        @pytest.mark.fast
+        def test_other():
+            pass
+        """,
+    "test_elsewhere": """
+        def test_elsewhere():
+            pass
+        """,
+}
+GATES_TOML = """
+[tool.truegreen]
+must-run = ["test_gates.py::test_gate", "test_gates.py::test_skipped_gate"]
+
+[tool.pytest.ini_options]
+markers = ["fast: a fast test"]
+"""
+
+
+@pytest.fixture
+def gated(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(**GATED)
+    pytester.makepyprojecttoml(GATES_TOML)
+    return pytester
+
+
+OUTSIDE = {
+    "another file": (["test_elsewhere.py"], "test_gates.py::test_gate: outside this selection"),
+    "a node id": (["test_gates.py::test_other"], "test_gates.py::test_gate: outside this sel*"),
+    "-k": (["-k", "other"], "test_gates.py::test_gate: left out by -k"),
+    "-m": (["-m", "fast"], "test_gates.py::test_gate: left out by -m"),
+    "--deselect": (
+        [
+            "test_gates.py",
+            "--deselect=test_gates.py::test_gate",
+            "--deselect=test_gates.py::test_s",
+        ],
+        "test_gates.py::test_gate: left out by --deselect",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("selection", "xdist"),
+    [*((name, ()) for name in OUTSIDE), ("another file", XDIST), ("-k", XDIST)],
+    ids=[*OUTSIDE, "another file, xdist", "-k, xdist"],
+)
+def test_a_gate_outside_the_selection_is_not_required(
+    gated: pytest.Pytester, selection: str, xdist: tuple[str, ...]
+) -> None:
+    """A partial run (one file, one test, -k, -m, --deselect) passes when the gates lie
+    outside what it selected; the summary says which gates it did not require.
+
+    Ablation: replace `covers(args, pattern)` with `True` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `"-k"` with `None` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `"-m"` with `None` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `"--deselect"` with `None` in
+    `src/truegreen/plugin/integrity.py`."""
+    full = gated.runpytest_subprocess()
+    assert full.ret == 1  # premise: the whole suite fails the skipped gate
+    args, line = OUTSIDE[selection]
+    result = gated.runpytest_subprocess(*args, *xdist)
+    result.assert_outcomes(passed=1)  # premise: one test of the selection ran, no gate
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"gate not required in this run: {line}"])
+    result.stdout.no_fnmatch_line("FAILED GATE*")
+
+
+LAST_FAILED = {
+    # where test_flaky failed, what the rerun names besides --lf, and the gate's line
+    "beside the gates": ("test_gates", (), "test_gates.py::test_gate: outside this selection"),
+    "in another file": ("test_elsewhere", (), "test_gates.py::test_gate: outside this selection"),
+    "the gates' file named": (
+        "test_gates",
+        ("test_gates.py",),
+        "test_gates.py::test_gate: left out by --lf",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("case", "xdist"),
+    [*((case, ()) for case in LAST_FAILED), ("in another file", XDIST)],
+    ids=[*LAST_FAILED, "in another file, xdist"],
+)
+def test_last_failed_requires_only_the_gates_it_reruns(
+    gated: pytest.Pytester, case: str, xdist: tuple[str, ...]
+) -> None:
+    """--lf after a failure: pytest collects only the failed test of its file and skips the
+    other files; with the file named, it collects the whole file and deselects the rest.
+
+    Ablation: replace `"--lf"` with `None` in
+    `src/truegreen/plugin/integrity.py`. Ablation: replace `any(matches(n, pattern) for n in
+    last_failed)` with `True` in `src/truegreen/plugin/integrity.py`."""
+    failed_in, named, line = LAST_FAILED[case]
+    flaky = "import os\n\ndef test_flaky():\n    assert not os.path.exists('broken')\n"
+    gated.makepyfile(**{failed_in: textwrap.dedent(GATED[failed_in]) + flaky})
+    (gated.path / "broken").write_text("")
+    first = gated.runpytest_subprocess("--truegreen-must-run=")
+    first.assert_outcomes(passed=3, failed=1, skipped=1)  # premise: test_flaky failed
+    (gated.path / "broken").unlink()
+    result = gated.runpytest_subprocess("--lf", *named, *xdist)
+    result.assert_outcomes(passed=1)  # premise: --lf ran test_flaky alone
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"gate not required in this run: {line}"])
+
+
+def test_a_skipped_gate_inside_a_partial_selection_still_fails(gated: pytest.Pytester) -> None:
+    result = gated.runpytest_subprocess("-k", "skipped or elsewhere")
+    result.assert_outcomes(passed=1, skipped=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAILED GATE test_gates.py::test_skipped_gate: skipped (needs the staging database)*"]
+    )
+
+
+def test_a_missing_gate_inside_a_partial_selection_still_fails(gated: pytest.Pytester) -> None:
+    """The selection names the gate's file; the gate is not in it.
+
+    Ablation: replace `_under(fixed, arg)` with `False` in
+    `src/truegreen/core/mustrun.py`."""
+    result = gated.runpytest_subprocess(
+        "test_gates.py", "--truegreen-must-run=test_gates.py::test_renamed"
+    )
+    result.assert_outcomes(passed=2, skipped=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAILED GATE test_gates.py::test_renamed: no collected test matches: the gate*"]
+    )
+
+
+@pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
+def test_an_empty_must_run_flag_runs_without_the_gates(
+    gated: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """Ablation: replace `[pattern for pattern in value if pattern]` with `value` in
+    `src/truegreen/core/config.py`: the empty pattern is a configuration error."""
+    full = gated.runpytest_subprocess(*xdist)
+    assert full.ret == 1  # premise: the configured gate fails the run
+    full.stdout.fnmatch_lines(["to run without the gates this once: --truegreen-must-run= (empty)"])
+    result = gated.runpytest_subprocess("--truegreen-must-run=", *xdist)
+    result.assert_outcomes(passed=3, skipped=1)
+    assert result.ret == 0
+    result.stdout.no_fnmatch_line("FAILED GATE*")
+
+
+def test_collected_counts_each_test_once(pytester: pytest.Pytester) -> None:
+    """A plugin that reports one deselection twice: pytest collected 3 tests, not 4."""
+    pytester.makepyfile(test_three=GATE)
+    pytester.makeconftest(
+        """
+        def pytest_collection_modifyitems(config, items):
+            away = [item for item in items if item.name == "test_other"]
+            items[:] = [item for item in items if item not in away]
+            config.hook.pytest_deselected(items=away)
+            config.hook.pytest_deselected(items=away)
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.stdout.fnmatch_lines(["collected 3 items / *", "collected 3, ran 1 (1 passed), *"])
 
 
 def test_a_missing_gate_fails_the_run(gate: pytest.Pytester) -> None:
@@ -117,3 +313,20 @@ def test_a_run_that_executes_nothing_fails_unless_allowed(pytester: pytest.Pytes
     deselected = pytester.runpytest_subprocess("-k", "nothing_matches")
     assert deselected.ret == 1
     deselected.stdout.fnmatch_lines(["collected 2, ran 0, skipped 0, deselected 2"])
+
+
+def test_one_files_process_requires_only_the_gates_in_its_file(gated: pytest.Pytester) -> None:
+    """`truegreen run --isolate-files` runs each file in a process of its own, which collects
+    that file alone: the gates' file judges the gates.
+
+    Ablation: replace `[Path(only_file).as_posix()]` with `[""]` in
+    `src/truegreen/plugin/integrity.py`: the other file's process fails the gates."""
+    gates = gated.runpytest_subprocess(ONLY_FILE.flag, "test_gates.py")
+    assert gates.ret == 1  # premise: the gates' own process judges them
+    gates.stdout.fnmatch_lines(["FAILED GATE test_gates.py::test_skipped_gate: skipped*"])
+    other = gated.runpytest_subprocess(ONLY_FILE.flag, "test_elsewhere.py")
+    other.assert_outcomes(passed=1)
+    assert other.ret == 0
+    other.stdout.fnmatch_lines(
+        ["gate not required in this run: test_gates.py::test_gate: outside this selection"]
+    )

@@ -173,7 +173,9 @@ OPTIONS: tuple[Option, ...] = (
         "globs",
         (),
         "Node-id patterns of gate tests that must be collected, run and pass; a skip, a "
-        "deselection or an absence fails the run.",
+        "deselection or an absence fails the run. A gate outside the run's selection (other "
+        "paths, -k, -m, --deselect, --lf) is not required; --truegreen-must-run= (empty) "
+        "runs without the gates.",
     ),
     Option(
         "allow-empty",
@@ -548,8 +550,16 @@ def load(
     triples: list[tuple[str, Union[str, list[str]], str]] = [
         (*parse_flag(f, flag), flag) for f in flags
     ]
-    triples += [(key, value, f"--truegreen-{key}") for key, value in named]
+    triples += [(key, _flag_value(key, value), f"--truegreen-{key}") for key, value in named]
     return build(table, source=source, environ=environ, flags=triples)
+
+
+def _flag_value(key: str, value: Union[str, list[str]]) -> Union[str, list[str]]:
+    """A dedicated flag's value: ``--truegreen-must-run=`` with nothing after the ``=`` is no
+    gate for this run (the other patterns given on the command line stay)."""
+    if key == "must-run" and isinstance(value, list):
+        return [pattern for pattern in value if pattern]
+    return value
 
 
 def expand(template: str, *, tmp: str, home: str) -> str:

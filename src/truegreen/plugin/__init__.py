@@ -61,8 +61,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=None,
         metavar="PATTERN",
-        help="tests matching this node-id pattern must be collected, run and pass; a skip "
-        "fails the run (repeatable; replaces must-run from the table)",
+        help="tests matching this node-id pattern must be collected, run and pass when the "
+        "selection holds them; a skip fails the run (repeatable; replaces must-run from the "
+        "table; --truegreen-must-run= with nothing: no gate for this run)",
     )
 
     group.addoption(

@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from truegreen.core.config import Config
+from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import AMBIENT_KEY, SEAL_KEY, env_watch, per_test
 
 # Variables every process reads and no test result should hinge on.
@@ -79,12 +80,14 @@ class AmbientReads:
         # The last name read (its encoded key and value), until the next is: see settle.
         self.pending: Optional[tuple[str, Any, Any]] = None
         self._saved: dict[str, Callable[..., Any]] = {}
+        self.relay = relay(config)
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
         plugin = cls(config, settings, config.stash.get(AMBIENT_KEY, frozenset(os.environ)))
         config.pluginmanager.register(plugin, "truegreen-ambient-reads")
         per_test(config).add("ambient", plugin)
+        plugin.relay.listen("ambient", plugin.take)
 
     def pytest_sessionstart(self) -> None:
         environ_class = os._Environ
@@ -150,6 +153,14 @@ class AmbientReads:
         if _ENVIRON._data.get(raw_key) is raw:
             self.reads.add(name)
 
+    def pytest_sessionfinish(self) -> None:
+        self.relay.ship("ambient", {name: list(tests) for name, tests in self.found.items()})
+
+    def take(self, data: dict[str, list[str]]) -> None:
+        """On the xdist controller: the names one worker's tests read."""
+        for name, tests in data.items():
+            self.found[name].extend(tests)
+
     def pytest_unconfigure(self) -> None:
         for name, original in self._saved.items():
             setattr(os._Environ, name, original)
@@ -196,6 +207,7 @@ class AmbientReads:
             "tests read these variables, set on this machine and not sealed (names only); "
             "declare them in clear-env, or set them inside the test:"
         )
-        for name, tests in sorted(self.found.items()):
+        for name, found in sorted(self.found.items()):
+            tests = self.relay.ordered(found)
             shown = ", ".join(tests[:3]) + (f", ... ({len(tests)} tests)" if len(tests) > 3 else "")
             tr.write_line(f"  {name}: {shown}")

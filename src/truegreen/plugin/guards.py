@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections import Counter, defaultdict
-from collections.abc import Generator
+from collections import defaultdict
+from collections.abc import Generator, Iterable
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import pytest
 
@@ -27,6 +27,7 @@ from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.reads import python_paths
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
+from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import (
     GUARD_KEY,
     METRICS_RUN_DIR_KEY,
@@ -68,12 +69,16 @@ class GuardsPlugin:
         # The files this process writes its output to (``pytest > ~/log.txt``): capturing is
         # suspended while plugins are configured, so these are the terminal's own.
         self.outputs = _file_ids((1, 2))
+        # Under xdist, the workers' summaries, merged on the controller (plugin/relay.py).
+        self.relay = relay(config)
+        self.received = Summary()
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
         plugin = cls(config, settings)
         config.pluginmanager.register(plugin, "truegreen-guards")
         per_test(config).add("guards", plugin)
+        plugin.relay.listen("guards", plugin.received.merge)
 
     # -- session ----------------------------------------------------------------
 
@@ -325,16 +330,40 @@ class GuardsPlugin:
         self.guard.spawned = True
         self.outside.extend(self._collect())
         self._compare_home()
+        if self.relay.worker:
+            self.relay.ship("guards", self.summary().as_data())
         failing = [v for v in (*self.outside, *self.home_changes) if not v.warning]
-        if failing and session.exitstatus == 0:
+        failing_elsewhere = any(failing for _, failing in self.received.outside)
+        if (failing or failing_elsewhere) and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def summary(self) -> Summary:
+        """This process's violations, programs and unguarded children, as plain data."""
+        assert self.guard is not None
+        found = Summary()
+        for into, groups in ((found.failures, self.failures), (found.warnings, self.warnings)):
+            for test, violations in groups.items():
+                into[test] = [
+                    v.describe() + (f" [{v.where}]" if v.where != test else "") for v in violations
+                ]
+        found.outside = [[f"[{v.where}] {v.describe()}", not v.warning] for v in self.outside]
+        for spawn in self.guard.spawns:
+            programs = found.programs.setdefault(spawn.test or OUTSIDE, {})
+            programs[spawn.name] = programs.get(spawn.name, 0) + 1
+        for item in self.guard.unguarded:
+            children = found.unguarded.setdefault(item.test or OUTSIDE, {})
+            key = f"{item.program}\n{item.reason}"
+            children[key] = children.get(key, 0) + 1
+        return found
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         guard = self.guard
         if guard is None:
             return
         tr = terminalreporter
-        lines = summary_lines(self.failures, self.warnings, self.outside, guard, tr.verbosity)
+        summary = self.summary()
+        summary.merge(self.received.as_data())
+        lines = summary_lines(summary, self.relay.ordered, tr.verbosity)
         if lines:
             tr.write_sep("-", "truegreen guards")
             for line in lines:
@@ -442,58 +471,101 @@ def explain(violations: list[Violation], policy: Policy) -> str:
     return "\n".join(lines)
 
 
+OUTSIDE = "outside any test"
+
+
+class Summary:
+    """What the guards' terminal section lists, as plain data: one process's, or a run's
+    merged from its xdist workers. Each violation is its text (``describe``, with where it
+    happened when that is not the test), as the process that saw it described it."""
+
+    def __init__(self) -> None:
+        self.failures: dict[str, list[str]] = {}  # test -> violations that failed it
+        self.warnings: dict[str, list[str]] = {}  # test -> violations of a guard in "warn"
+        self.outside: list[list[Any]] = []  # [text, whether it fails the run]
+        self.programs: dict[str, dict[str, int]] = {}  # test -> program -> times started
+        self.unguarded: dict[str, dict[str, int]] = {}  # test -> "program\nreason" -> times
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "failures": self.failures,
+            "warnings": self.warnings,
+            "outside": self.outside,
+            "programs": self.programs,
+            "unguarded": self.unguarded,
+        }
+
+    def merge(self, data: dict[str, Any]) -> None:
+        """Add another process's summary (``as_data``) to this one."""
+        for name in ("failures", "warnings"):
+            mine: dict[str, list[str]] = getattr(self, name)
+            for test, texts in data[name].items():
+                mine.setdefault(test, []).extend(texts)
+        # Each xdist worker collects the whole suite: a violation at collection is the same
+        # finding in every worker, listed once as a single process lists it.
+        before = list(self.outside)
+        self.outside.extend(item for item in data["outside"] if item not in before)
+        for name in ("programs", "unguarded"):
+            counts: dict[str, dict[str, int]] = getattr(self, name)
+            for test, found in data[name].items():
+                into = counts.setdefault(test, {})
+                for key, n in found.items():
+                    into[key] = into.get(key, 0) + n
+
+
 def summary_lines(
-    failures: dict[str, list[Violation]],
-    warnings: dict[str, list[Violation]],
-    outside: list[Violation],
-    guard: Guard,
-    verbosity: int,
+    summary: Summary, ordered: Callable[[Iterable[str]], list[str]], verbosity: int
 ) -> list[str]:
+    """The guards' terminal section; ``ordered`` puts tests in the run's order."""
     lines: list[str] = []
-    for title, groups in (("violations", failures), ('warnings (mode "warn")', warnings)):
+    for title, groups in (
+        ("violations", summary.failures),
+        ('warnings (mode "warn")', summary.warnings),
+    ):
         if groups:
             lines.append(f"{title} by test:")
-            for test, found in groups.items():
+            for test in ordered(groups):
                 lines.append(f"  {test}")
-                lines += [
-                    f"    {v.describe()}" + (f" [{v.where}]" if v.where != test else "")
-                    for v in found
-                ]
-    if outside:
+                lines += [f"    {text}" for text in groups[test]]
+    if summary.outside:
         lines.append("violations outside any test (the run fails):")
-        lines += [f"  [{v.where}] {v.describe()}" for v in outside]
-    per_test: dict[str, Counter[str]] = defaultdict(Counter)
-    for spawn in guard.spawns:
-        per_test[spawn.test or "outside any test"][spawn.name] += 1
-    if per_test:
-        shown = list(per_test.items()) if verbosity > 0 else list(per_test.items())[:20]
-        lines.append(f"programs run, by test ({counted(len(per_test), 'test')}):")
-        for test, programs in shown:
-            listed = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in programs.items())
+        lines += [f"  {text}" for text, _ in summary.outside]
+    programs = summary.programs
+    if programs:
+        tests = ordered(programs)
+        shown = tests if verbosity > 0 else tests[:20]
+        lines.append(f"programs run, by test ({counted(len(tests), 'test')}):")
+        for test in shown:
+            listed = ", ".join(
+                f"{name} x{n}" if n > 1 else name for name, n in programs[test].items()
+            )
             lines.append(f"  {test}: {listed}")
-        if len(shown) < len(per_test):
-            lines.append(f"  ... {counted(len(per_test) - len(shown), 'more test')} (-v lists all)")
-    return lines + unguarded_lines(guard, verbosity)
+        if len(shown) < len(tests):
+            lines.append(f"  ... {counted(len(tests) - len(shown), 'more test')} (-v lists all)")
+    return lines + unguarded_lines(summary.unguarded, ordered, verbosity)
 
 
-def unguarded_lines(guard: Guard, verbosity: int) -> list[str]:
+def unguarded_lines(
+    unguarded: dict[str, dict[str, int]],
+    ordered: Callable[[Iterable[str]], list[str]],
+    verbosity: int,
+) -> list[str]:
     """Per test, the child processes the guards did not reach, grouped by program and reason:
     a test that runs ``git`` fifty times is one line."""
-    per_test: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
-    for item in guard.unguarded:
-        per_test[item.test or "outside any test"][(item.program, item.reason)] += 1
-    if not per_test:
+    if not unguarded:
         return []
-    shown = list(per_test.items()) if verbosity > 0 else list(per_test.items())[:20]
-    lines = [f"unguarded child processes, by test ({counted(len(per_test), 'test')}):"]
-    for test, found in shown:
+    tests = ordered(unguarded)
+    shown = tests if verbosity > 0 else tests[:20]
+    lines = [f"unguarded child processes, by test ({counted(len(tests), 'test')}):"]
+    for test in shown:
         by_reason: dict[str, list[str]] = defaultdict(list)
-        for (program, reason), n in found.items():
+        for key, n in unguarded[test].items():
+            program, reason = key.split("\n", 1)
             by_reason[reason].append(f"{program} x{n}" if n > 1 else program)
         listed = "; ".join(f"{', '.join(names)} ({reason})" for reason, names in by_reason.items())
         lines.append(f"  {test}: {listed}")
-    if len(shown) < len(per_test):
-        lines.append(f"  ... {counted(len(per_test) - len(shown), 'more test')} (-v lists all)")
+    if len(shown) < len(tests):
+        lines.append(f"  ... {counted(len(tests) - len(shown), 'more test')} (-v lists all)")
     return lines
 
 

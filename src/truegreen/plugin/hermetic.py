@@ -30,6 +30,7 @@ from truegreen.core.hermetic import Seal, seal_for
 from truegreen.core.references import resolve_callable
 from truegreen.plugin.fanout import PerTest
 from truegreen.plugin.homedirs import PlatformdirsRedirect
+from truegreen.plugin.relay import Relay, relay
 from truegreen.plugin.sealed import Hermetic
 from truegreen.plugin.session import SESSION_SEAL_KEY, SessionSeal
 from truegreen.plugin.stash import SEAL_KEY, per_test, real_home
@@ -155,6 +156,7 @@ class HermeticPlugin:
         self._assigned: tuple[object, list[tuple[str, str, Any, Any]]] = (None, [])
         self._decisions: dict[Any, Optional[str]] = {}
         self._tz_noop = _zone_is_utc() and settings.timezone in {"UTC", "UTC0"}
+        self.relay: Optional[Relay] = None  # the xdist relay, once registered
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> HermeticPlugin:
@@ -169,6 +171,8 @@ class HermeticPlugin:
         config.stash[HERMETIC_KEY] = plugin
         config.stash[SEAL_KEY] = seal
         config.pluginmanager.register(plugin, "truegreen-hermetic")
+        plugin.relay = relay(config)
+        plugin.relay.listen("hermetic", plugin.take)
         return plugin
 
     # -- per test ---------------------------------------------------------------
@@ -194,6 +198,15 @@ class HermeticPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self) -> None:
         self._release()
+        if self.relay is not None and self.relay.worker:
+            data = {"sealed": self.sealed, "removed": sorted(self.removed), "ambient": self.ambient}
+            self.relay.ship("hermetic", data)
+
+    def take(self, data: dict[str, Any]) -> None:
+        """On the xdist controller: what one worker sealed, removed and ran unsealed."""
+        self.sealed += data["sealed"]
+        self.removed.update(data["removed"])
+        self.ambient.extend(data["ambient"])
 
     def _removals(self, before: dict[Any, Any]) -> list[tuple[str, Any]]:
         """(name, raw key) of every variable in ``before`` that the seal removes."""
@@ -445,7 +458,8 @@ class HermeticPlugin:
             tr.write_line(
                 f"ran unsealed (@pytest.mark.truegreen_ambient): {len(self.ambient)} tests"
             )
-            for nodeid in self.ambient:
+            ambient = self.relay.ordered(self.ambient) if self.relay else self.ambient
+            for nodeid in ambient:
                 tr.write_line(f"  {nodeid}")
         if tr.verbosity < 1 and self.removed:
             tr.write_line("names of removed variables: truegreen doctor")

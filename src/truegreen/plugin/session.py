@@ -100,7 +100,10 @@ class SessionSeal:
             return False
         self.real_home = str(machine["home"])
         self.machine = dict(machine["environ"])
-        self.removed = tuple(sorted({*self.removed, *machine.get("removed", ())}))
+        # What this worker's own seal removed and the machine never set (xdist's start of a
+        # worker adds COLUMNS and LINES) is not the machine's.
+        removed = {*self.removed, *machine.get("removed", ())}
+        self.removed = tuple(sorted(name for name in removed if name in self.machine))
         return True
 
     # -- hooks ------------------------------------------------------------------

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import pytest
 
@@ -16,6 +16,7 @@ from truegreen.core.config import Config
 from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
 from truegreen.guards.git import GitError, environment, git
 from truegreen.guards.hook import quiet
+from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import MACHINE_ENV_KEY, per_test
 
 # Captured at import: a test that mocks these must not blind the guard that watches it.
@@ -126,8 +127,16 @@ def _own_paths(config: pytest.Config, settings: Config, top: str) -> list[str]:
 class TreeGuardPlugin:
     """Fails a run (session) or a test (each) that changed what git status reports."""
 
-    def __init__(self, mode: str, checkout: Optional[Checkout], why_off: str, worker: bool) -> None:
+    def __init__(
+        self,
+        mode: str,
+        checkout: Optional[Checkout],
+        why_off: str,
+        worker: bool,
+        ordered: Callable[[Iterable[str]], list[str]] = list,
+    ) -> None:
         self.mode = mode
+        self.ordered = ordered  # tests in the run's order (under xdist, not the reports')
         self.checkout = checkout
         self.why_off = why_off
         # Only the process that is not an xdist worker sees the whole run.
@@ -149,7 +158,8 @@ class TreeGuardPlugin:
         checkout = None
         if top is not None:
             checkout = Checkout(top, env, _own_paths(config, settings, top))
-        plugin = cls(settings.tree_guard, checkout, why_off, hasattr(config, "workerinput"))
+        worker = hasattr(config, "workerinput")
+        plugin = cls(settings.tree_guard, checkout, why_off, worker, relay(config).ordered)
         config.pluginmanager.register(plugin, "truegreen-tree-guard")
         if plugin.per_test:
             each = EachTest(plugin)
@@ -204,9 +214,9 @@ class TreeGuardPlugin:
             return
         tr = terminalreporter
         tr.write_sep("-", SECTION, red=True)
-        for nodeid, changes in self.by_test.items():
+        for nodeid in self.ordered(self.by_test):
             tr.write_line(f"{nodeid} changed the working tree:")
-            for change in changes:
+            for change in self.by_test[nodeid]:
                 tr.write_line(f"  {change}")
         if self.run_changes:
             where = "outside any test" if self.per_test else "during the run"
