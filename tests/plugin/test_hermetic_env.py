@@ -477,9 +477,9 @@ def test_ambient_marker_opts_one_test_out_and_the_summary_lists_it(
     result.stdout.fnmatch_lines(
         [
             "*truegreen*",
-            "hermetic: process sealed before the first conftest; 1 tests sealed, each with a "
+            "hermetic: process sealed before the first conftest; 1 test sealed, each with a "
             "fresh HOME*",
-            "ran unsealed (@pytest.mark.truegreen_ambient): 1 tests",
+            "ran unsealed (@pytest.mark.truegreen_ambient): 1 test",
             "  test_ambient_marker_opts_one_test_out_and_the_summary_lists_it.py"
             "::test_sees_the_real_home",
         ]

@@ -330,3 +330,43 @@ def test_one_files_process_requires_only_the_gates_in_its_file(gated: pytest.Pyt
     other.stdout.fnmatch_lines(
         ["gate not required in this run: test_gates.py::test_gate: outside this selection"]
     )
+
+
+FLAKY = """
+def test_fails_the_first_time(tmp_path_factory):
+    mark = tmp_path_factory.getbasetemp() / "attempted"
+    first = not mark.exists()
+    mark.touch()
+    assert not first
+
+def test_steady():
+    pass
+"""
+
+
+@pytest.mark.parametrize("workers", [(), XDIST], ids=["n0", "n2"])
+def test_a_pass_only_on_a_rerun_is_flaky_whatever_the_rerun_plugin_says(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """pytest-rerunfailures reports such a test as passed (and "rerun"): truegreen names it.
+
+    Ablation: replace `outcome == "rerun"` with `False` in `src/truegreen/plugin/integrity.py`.
+    """
+    pytester.makepyfile(FLAKY)
+    result = pytester.runpytest_subprocess(
+        "--truegreen-tree-guard=off", "-p", "no:randomly", "--reruns", "1", *workers
+    )
+    outcomes = result.parseoutcomes()
+    assert (outcomes["passed"], outcomes["rerun"]) == (
+        2,
+        1,
+    )  # premise: the rerun plugin calls it a pass
+    result.stdout.fnmatch_lines(
+        [
+            "FLAKY 1 test passed only on a rerun (the rerun plugin hid the failure; the test "
+            "has a bug a rerun hides):",
+            "  test_a_pass_only_on_a_rerun_is_flaky_whatever_the_rerun_plugin_says.py::"
+            "test_fails_the_first_time",
+        ]
+    )
+    assert "test_steady" not in result.stdout.str().split("FLAKY", 1)[1]

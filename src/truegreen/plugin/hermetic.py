@@ -28,6 +28,7 @@ from truegreen import __version__
 from truegreen.core.config import Config
 from truegreen.core.hermetic import Seal, seal_for
 from truegreen.core.references import resolve_callable
+from truegreen.core.words import counted
 from truegreen.plugin.fanout import PerTest
 from truegreen.plugin.homedirs import PlatformdirsRedirect
 from truegreen.plugin.relay import Relay, relay
@@ -446,18 +447,18 @@ class HermeticPlugin:
             return
         tr = terminalreporter
         tr.write_sep("-", "truegreen")
-        line = f"hermetic: {self.sealed} tests sealed, each with a fresh HOME"
+        line = f"{counted(self.sealed, 'test')} sealed, each with a fresh HOME"
         if self.session is not None:
-            line = f"hermetic: process sealed before the first conftest; {line[10:]}"
+            line = f"process sealed before the first conftest; {line}"
+        line = f"hermetic: {line}"
         if self.removed:
             reasons = Counter(self.seal.reason(name) for name in self.removed)
             detail = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=str))
             line += f"; ambient variables removed by name: {detail}"
         tr.write_line(line)
         if self.ambient:
-            tr.write_line(
-                f"ran unsealed (@pytest.mark.truegreen_ambient): {len(self.ambient)} tests"
-            )
+            unsealed = counted(len(self.ambient), "test")
+            tr.write_line(f"ran unsealed (@pytest.mark.truegreen_ambient): {unsealed}")
             ambient = self.relay.ordered(self.ambient) if self.relay else self.ambient
             for nodeid in ambient:
                 tr.write_line(f"  {nodeid}")

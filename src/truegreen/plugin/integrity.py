@@ -24,6 +24,7 @@ import pytest
 from truegreen.core import protocol
 from truegreen.core.config import Config
 from truegreen.core.mustrun import covers, matches
+from truegreen.core.words import counted
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
@@ -101,6 +102,7 @@ class IntegrityPlugin:
         self.outside: dict[str, str] = {}  # gate test -> the user's option that left it out
         self.last_failed: Optional[frozenset[str]] = None  # what --lf runs, as the run started
         self.ran: dict[str, str] = {}  # nodeid -> outcome of its call
+        self.reran: dict[str, None] = {}  # tests a rerun plugin ran again after a failure
         self.failed_setup: set[str] = set()
         self.skipped: dict[str, str] = {}  # nodeid -> reason
         self.problems: list[str] = []
@@ -147,6 +149,9 @@ class IntegrityPlugin:
     def on_logreport(self, report: pytest.TestReport) -> None:
         """Count one report (after the guards have failed it, if they did)."""
         when, outcome = report.when, report.outcome
+        if outcome == "rerun":  # pytest-rerunfailures: this attempt failed, another follows
+            self.reran[report.nodeid] = None
+            return
         if when == "call":
             if "wasxfail" in report.__dict__:
                 self.ran[report.nodeid] = "xfailed" if outcome == "skipped" else "xpassed"
@@ -271,6 +276,14 @@ class IntegrityPlugin:
         reasons = Counter(self.skipped.values())
         for reason, count in reasons.most_common():
             tr.write_line(f"  skipped {count}: {reason}")
+        flaky = [nodeid for nodeid in self.reran if self.ran.get(nodeid) == "passed"]
+        if flaky:
+            tr.write_line(
+                f"FLAKY {counted(len(flaky), 'test')} passed only on a rerun (the rerun "
+                "plugin hid the failure; the test has a bug a rerun hides):"
+            )
+            for nodeid in self.relay.ordered(flaky):
+                tr.write_line(f"  {nodeid}")
         for line in self.not_required:
             tr.write_line(f"gate not required in this run: {line}")
         for problem in self.problems:
