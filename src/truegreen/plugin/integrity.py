@@ -148,7 +148,7 @@ class IntegrityPlugin:
 
     def on_logreport(self, report: pytest.TestReport) -> None:
         """Count one report (after the guards have failed it, if they did)."""
-        when, outcome = report.when, report.outcome
+        when, outcome = report.when, str(report.outcome)  # a plugin may set its own outcome
         if outcome == "rerun":  # pytest-rerunfailures: this attempt failed, another follows
             self.reran[report.nodeid] = None
             return
