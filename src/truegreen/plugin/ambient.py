@@ -1,6 +1,6 @@
 """Ambient reads: variables a test read that the developer's machine set and nothing sealed.
 
-Each is a lead for ``clear-env`` (doctrine 000: a declared variable is a configuration
+Each is a lead for ``clear-env`` (a variable the application reads is a configuration
 layer, so a shell can fail tests that pass in CI). Names only, never values.
 """
 

@@ -1,13 +1,12 @@
 """platformdirs, redirected under the test's home by patching its properties, not the environment.
 
-On Windows platformdirs asks the shell for known folders and ignores the
-environment, so setting ``APPDATA`` would leave the real profile in reach
-(doctrine 000). Every ``user_*`` property of ``platformdirs.PlatformDirs`` is
-wrapped once per session; while a test runs, a result that lies under the real
-home is moved to the same place under the test's home, and one under the real
-runtime directory (``/run/user/1000``) is moved under ``<home>/.outside-home``.
-Any other result is where the test itself pointed platformdirs (an ``XDG_*``
-variable set to its ``tmp_path``, a mocked uid) and is left there.
+On Windows platformdirs asks the shell for known folders and ignores the environment, so
+setting ``APPDATA`` would leave the real profile in reach. Every ``user_*`` property of
+``platformdirs.PlatformDirs`` is wrapped once per session; while a test runs, a result that
+lies under the real home is moved to the same place under the test's home, and one under the
+real runtime directory (``/run/user/1000``) is moved under ``<home>/.outside-home``. Any
+other result is where the test itself pointed platformdirs (an ``XDG_*`` variable set to its
+``tmp_path``, a mocked uid) and is left there.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Run integrity: a skipped gate is not a green gate, and a run that ran nothing is not green.
 
-``must-run`` patterns name gate tests that must have been collected, run and passed; a
-skip, a deselection or an absence fails the run and says the gate did not run (doctrine
-001). A gate counts when the run's selection could have held it: the paths and node ids
-given, ``-k``, ``-m``, ``--deselect`` and ``--lf``. A gate outside them (``pytest
-tests/test_ok.py``, ``-k fast``) is not this run's to pass; one inside them that another
-plugin deselected, or that was skipped, still fails. A run that executes no test at all
-fails unless ``allow-empty`` (pytest's own exit status 5 covers only "nothing collected",
-doctrine 002). The summary prints the numbers a reader needs to see that the intended
-behaviour was exercised. Under xdist the workers collect; each ships what it collected and
-deselected to the controller (plugin/relay.py), which counts the reports and judges.
+``must-run`` patterns name gate tests that must have been collected, run and passed; a skip,
+a deselection or an absence fails the run and says the gate did not run. A gate counts when
+the run's selection could have held it: the paths and node ids given, ``-k``, ``-m``,
+``--deselect`` and ``--lf``. A gate outside them (``pytest tests/test_ok.py``, ``-k fast``)
+is not this run's to pass; one inside them that another plugin deselected, or that was
+skipped, still fails. A run that executes no test at all fails unless ``allow-empty``
+(pytest's own exit status 5 covers only "nothing collected"). The summary prints the numbers
+a reader needs to see that the intended behaviour was exercised. Under xdist the workers
+collect; each ships what it collected and deselected to the controller (plugin/relay.py),
+which counts the reports and judges.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A wrong marker is a collection error, never a skip: a misspelt spec, an empty marker,
 a spec that is not a string, or two markers on one test (a module's ``pytestmark``
 stacked on the test's own). Such a test would otherwise be skipped on every host and
-reported green everywhere (doctrine 003).
+reported green everywhere.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ class Hermetic:
     """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
 
     A test that needs an identity, a dotfile or a token establishes it here,
-    inside its own home, instead of borrowing the developer's (doctrine 004).
+    inside its own home, instead of borrowing the developer's.
     """
 
     home: Path

@@ -37,7 +37,7 @@ class RetryPlugin(Rule):
     ## Why is this bad?
     A rerun turns a test that fails some of the time into a green run: the failure that
     reached the user is hidden from the people who could fix it, and the suite gets slower
-    with every flake it absorbs. Doctrine 001: a flake is a bug, diagnosed and fixed
+    with every flake it absorbs. A flake is a bug, diagnosed and fixed
     deterministically; a red sample is recorded as a result, never rerun into a green one.
 
     ## Example

@@ -26,7 +26,7 @@ class SleepInTest(Rule):
     ## Why is this bad?
     A sleep is a guess about how long something takes. On a loaded CI machine the guess is
     too short and the test flakes; everywhere else it is too long and the suite is slow.
-    Doctrine 001: time in tests comes from a clock the test controls, and a wait is a wait
+    Time in tests comes from a clock the test controls, and a wait is a wait
     *for a condition*, with a deadline.
 
     ## Example
