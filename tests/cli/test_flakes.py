@@ -618,7 +618,7 @@ def test_the_items_of_one_document_run_together_in_order_and_are_never_brittle_a
     pollutes them is still found, with the reproduce command carrying the earlier items.
 
     Ablation: replace `not isinstance(item, pytest.Function) and item.parent is not None` with
-    `False` in `src/truegreen/plugin/order.py`."""
+    `False` in `src/truegreen/plugin/sharding.py`."""
     # Premise: out of their order, the items fail (they depend on each other by design).
     out_of_order = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",

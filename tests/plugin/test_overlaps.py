@@ -42,6 +42,8 @@ def test_without_an_overlapping_plugin_the_header_says_nothing_of_one(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile("def test_ok(): pass")
-    result = pytester.runpytest_subprocess(*NO_TREE_GUARD, "-p", "no:socket")
+    result = pytester.runpytest_subprocess(
+        *NO_TREE_GUARD, "-p", "no:socket", "-p", "no:rerunfailures"
+    )
     result.assert_outcomes(passed=1)
     assert "truegreen beside" not in result.stdout.str()

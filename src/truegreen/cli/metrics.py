@@ -20,7 +20,7 @@ EXAMPLE = """\
   # for duration sharding
   truegreen metrics .metrics --durations-out .test_durations
   truegreen metrics .metrics --html timeline.html --trace trace.json
-  # a directory several runs wrote into: the latest is summarised; or name one, or all
+  # several runs in one directory: the latest is summarised; or one, or all
   truegreen metrics .metrics --run 20261202T010809Z-1d341d
   truegreen metrics .metrics --all
 """

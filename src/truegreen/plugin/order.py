@@ -5,7 +5,6 @@ The file's format is :func:`truegreen.core.protocol.ids_text`'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,6 @@ import pytest
 from truegreen.core import protocol
 from truegreen.core.errors import DataError
 from truegreen.plugin.stash import SHARDED_OUT_KEY
-
-
-def documents(items: Sequence[pytest.Item]) -> dict[str, str]:
-    """Node id -> document of every item that is not a Python test function: a doctest of a
-    module or a text file, a block of a Sybil or other document. The items one collector (the
-    document) yields run in sequence, in their order, by design; a shuffle must keep them so."""
-    return {
-        item.nodeid: f"{type(item.parent).__name__}:{item.parent.nodeid}"
-        for item in items
-        if not isinstance(item, pytest.Function) and item.parent is not None
-    }
 
 
 class ImposedOrder:

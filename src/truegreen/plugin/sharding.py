@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
@@ -35,11 +36,21 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
-from truegreen.plugin.order import documents
 from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
 # The machinery between a call of ``config.hook.pytest_deselected`` and its implementations.
 _HOOK_CALLERS = ("pluggy", "_pytest.config.compat")
+
+
+def documents(items: Sequence[pytest.Item]) -> dict[str, str]:
+    """Node id -> document of every item that is not a Python test function: a doctest of a
+    module or a text file, a block of a Sybil or other document. The items one collector (the
+    document) yields run in sequence, in their order, by design; a shuffle must keep them so."""
+    return {
+        item.nodeid: f"{type(item.parent).__name__}:{item.parent.nodeid}"
+        for item in items
+        if not isinstance(item, pytest.Function) and item.parent is not None
+    }
 
 
 def _group(item: pytest.Item) -> Optional[str]:
