@@ -23,7 +23,7 @@ import pytest
 
 from tests.plugin.test_treeguard import CI_STEPS
 
-yaml = pytest.importorskip("yaml", reason="PyYAML comes with the dev extra")
+yaml = pytest.importorskip("yaml", reason="PyYAML comes with the test extra")
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = "truegreen/truegreen@v0.1.0"
@@ -48,11 +48,11 @@ def action() -> dict[str, Any]:
 
 
 def actionlint_command() -> str:
-    """The actionlint the dev extra installs (beside this Python's scripts), or any on PATH."""
+    """The actionlint the test extra installs (beside this Python's scripts), or any on PATH."""
     where = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     found = shutil.which("actionlint", path=where)
     if found is None:
-        pytest.skip("actionlint not installed (the dev extra installs it)")
+        pytest.skip("actionlint not installed (the test extra installs it where it has a wheel)")
     return found
 
 
