@@ -641,8 +641,8 @@ def test_the_items_of_one_document_run_together_in_order_and_are_never_brittle_a
 def test_runs_0_runs_a_document_item_after_its_earlier_items(
     documents: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: replace `alone_fails = fails([*lead, test])` with `alone_fails = fails([test])`
-    in `src/truegreen/core/flakes.py`."""
+    """Ablation: replace `fails([*lead, test])` with `fails([test])` in
+    `src/truegreen/core/flakes.py`."""
     status, out, err = hunt(capsys, "--runs", "0", "--victim", "story.steps::step4")
     assert err.splitlines()[1:3] == [
         "truegreen flakes: bisecting story.steps::step4 among 10 other tests",

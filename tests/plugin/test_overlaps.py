@@ -22,9 +22,9 @@ def test_pytest_socket_s_disable_socket_is_named_as_the_guard_that_decides(
     (allowed by truegreen's owned mode) fails on pytest-socket's refusal: the header says so
     before the first test.
 
-    Ablation: replace `if config.getoption(dest, None)` with `if False` in
-    `src/truegreen/plugin/__init__.py`, by hand (ablation cannot reach that module): the header
-    says pytest-socket refuses nothing. Restored.
+    Checked by hand, since ablation cannot reach `src/truegreen/plugin/__init__.py`: with the
+    option lookup in its pytest_report_header made False, the header says pytest-socket
+    refuses nothing and this test fails. Restored.
     """
     pytester.makepyfile(CONNECT)
     alone = pytester.runpytest_subprocess(*NO_TREE_GUARD, "-p", "socket")

@@ -174,8 +174,8 @@ def test_truegreen_s_own_variables_go_into_the_sealed_run_and_are_never_a_factor
     """The shell sets truegreen's zone for every test; the sealed runs use it too, so the
     test that reads the zone does not differ, and TRUEGREEN_TIMEZONE is no culprit.
 
-    Ablation: replace `env.update({n: v for n, v in self.environ.items() if
-    n.startswith(ENV_PREFIX)})` with `pass` in `src/truegreen/runner/leaks.py`."""
+    Ablation: replace `n.startswith(ENV_PREFIX) or n == MUTANT_VAR` with `n == MUTANT_VAR` in
+    `src/truegreen/runner/procs.py`."""
     project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
     (project / "pyproject.toml").write_text("[tool.truegreen]\n")  # the seal on: it sets TZ
     (project / "test_leaky.py").write_text(

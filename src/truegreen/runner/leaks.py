@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Callable, Optional
 
-from truegreen.core.config import ENV_PREFIX
 from truegreen.core.factors import Factor, Machine, ambient_factors, apply, naming
 from truegreen.core.outcomes import Outcomes
 from truegreen.runner.process import PytestProcess
@@ -21,8 +20,9 @@ class LeakRuns:
     """:class:`truegreen.core.leakhunt.Runs` on this machine: ``pytest`` in ``ambient``
     (whose home is ``home``), and sealed by ``seal`` in a fresh home for each run.
 
-    truegreen's own ``TRUEGREEN_*`` variables are carried into every sealed run as they are:
-    both runs use the same truegreen configuration, so they are never a factor.
+    truegreen's own ``TRUEGREEN_*`` variables are carried into every sealed run as they are
+    (the seal, ``runner.procs.sealed_environment``, keeps them): both runs use the same
+    truegreen configuration, so they are never a factor.
 
     A run's output may hold the values of variables, so it is discarded: the hunt prints
     names only.
@@ -38,9 +38,7 @@ class LeakRuns:
         self.found: Optional[Machine] = None
 
     def _sealed(self, home: str) -> dict[str, str]:
-        env = self.seal(self.environ, home)
-        env.update({n: v for n, v in self.environ.items() if n.startswith(ENV_PREFIX)})
-        return env
+        return self.seal(self.environ, home)
 
     def machine(self) -> Machine:
         """The factors the sealed runs lack. The sealed home's path is not a factor (its
