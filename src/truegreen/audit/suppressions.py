@@ -7,6 +7,7 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 MARK = "truegreen:"
@@ -40,24 +41,29 @@ def may_suppress(source: str) -> bool:
     return MARK in source or _NOQA_HINT.search(source) is not None
 
 
+def _comments(source: str) -> Iterator[tuple[int, int, str]]:
+    """Each real comment of ``source`` (never text in a string): line, column, text. A file
+    that stops tokenizing gives the comments before the point where it stopped."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                yield token.start[0], token.start[1], token.string
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
 def parse(source: str) -> list[Suppression]:
     """Every suppression comment in ``source``: real comments only, never text in strings."""
     if MARK not in source:
         return []
     found = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type != tokenize.COMMENT:
-                continue
-            match = _COMMENT.search(token.string)
-            if match is None:
-                continue
-            codes = tuple(c.strip() for c in match.group("codes").split(",") if c.strip())
-            reason = match.group("rest").split("#", 1)[0].strip()
-            offset = match.start()
-            found.append(Suppression(token.start[0], token.start[1] + offset + 1, codes, reason))
-    except (tokenize.TokenError, SyntaxError):
-        return found
+    for line, column, text in _comments(source):
+        match = _COMMENT.search(text)
+        if match is None:
+            continue
+        codes = tuple(c.strip() for c in match.group("codes").split(",") if c.strip())
+        reason = match.group("rest").split("#", 1)[0].strip()
+        found.append(Suppression(line, column + match.start() + 1, codes, reason))
     return found
 
 
@@ -66,25 +72,20 @@ def noqa(source: str) -> list[Suppression]:
     if _NOQA_HINT.search(source) is None:
         return []
     found = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type != tokenize.COMMENT:
-                continue
-            match = _NOQA.search(token.string)
-            if match is None:
-                continue
-            col = token.start[1] + match.start() + 1
-            if match.group("colon") is None:
-                found.append(Suppression(token.start[0], col, (ALL,), "", "noqa"))
-                continue
-            listed = _NOQA_CODES.match(token.string, match.end())
-            if listed is None:
-                continue  # ruff warns and ignores the comment
-            codes = tuple(re.split(r"[\s,]+", listed.group("codes")))
-            reason = listed.group("rest").split("#", 1)[0].strip()
-            found.append(Suppression(token.start[0], col, codes, reason, "noqa"))
-    except (tokenize.TokenError, SyntaxError):
-        return found
+    for line, column, text in _comments(source):
+        match = _NOQA.search(text)
+        if match is None:
+            continue
+        col = column + match.start() + 1
+        if match.group("colon") is None:
+            found.append(Suppression(line, col, (ALL,), "", "noqa"))
+            continue
+        listed = _NOQA_CODES.match(text, match.end())
+        if listed is None:
+            continue  # ruff warns and ignores the comment
+        codes = tuple(re.split(r"[\s,]+", listed.group("codes")))
+        reason = listed.group("rest").split("#", 1)[0].strip()
+        found.append(Suppression(line, col, codes, reason, "noqa"))
     return found
 
 
