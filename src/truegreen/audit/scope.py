@@ -142,6 +142,12 @@ class _Collection:
         return None, why
 
 
+def top_name(parts: tuple[str, ...]) -> str:
+    """The importable top-level name of a path relative to a source root: its first
+    directory, or the module itself (``app.py`` is ``app``)."""
+    return parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".py") else parts[0]
+
+
 def package_module(project: Project, path: Path) -> bool:
     """Whether ``path`` is a module of the project's own packages: under a source root, in
     one of its packages, reached through directories that are packages (``__init__.py``),
@@ -151,7 +157,7 @@ def package_module(project: Project, path: Path) -> bool:
             parts = path.relative_to(root).parts
         except ValueError:
             continue
-        top = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".py") else parts[0]
+        top = top_name(parts)
         if top not in project.packages:
             continue
         return all((root.joinpath(*parts[:n]) / "__init__.py").is_file()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from truegreen.audit.base import Finding, Project, Rule, string_value
+from truegreen.audit.scope import top_name
 
 PLATFORM_DIR_VARIABLES = frozenset({"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA"})
 _RESOLVERS = re.compile(rb"^\s*(?:import|from)\s+(platformdirs|appdirs)\b", re.MULTILINE)
@@ -83,7 +84,7 @@ def _own_modules(project: Project) -> Iterator[Path]:
                 parts = path.relative_to(root).parts
             except ValueError:
                 continue
-            top = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".py") else parts[0]
+            top = top_name(parts)
             if (
                 top in project.packages
                 and not _TEST_DIRS.intersection(parts[:-1])
