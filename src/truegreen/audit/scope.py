@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import glob
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -95,6 +97,7 @@ class _Collection:
         for conftest in conftests:
             for key, values in _ignore_lists(conftest).items():
                 self.ignores[key][conftest.parent] = values
+        self.directories: dict[Path, str] = {}  # _blocked of each directory walked into
 
     def _nearest(self, key: str, directory: Path) -> Optional[tuple[Path, list[str]]]:
         setters = [d for d in self.ignores[key] if d == directory or d in directory.parents]
@@ -135,7 +138,10 @@ class _Collection:
             why = self._blocked(file, directory=False)
             below = file.parent
             while not why and below != arg:
-                why = self._blocked(below, directory=True)
+                known = self.directories.get(below)
+                if known is None:
+                    known = self.directories[below] = self._blocked(below, directory=True)
+                why = known
                 below = below.parent
             if not why:
                 return arg, ""
@@ -165,11 +171,18 @@ def package_module(project: Project, path: Path) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=None)
+def _package(directory: Path) -> bool:
+    """Whether ``directory`` holds an ``__init__.py`` (asked again and again for the same
+    directories during one :func:`select`, which empties this cache when it starts)."""
+    return (directory / "__init__.py").is_file()
+
+
 def _basedir(path: Path) -> Path:
     """The directory pytest's default import mode puts on ``sys.path`` for a test module:
     the first one up that is not a package."""
     directory = path.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
+    while _package(directory) and directory.parent != directory:
         directory = directory.parent
     return directory
 
@@ -177,17 +190,19 @@ def _basedir(path: Path) -> Path:
 def _inits(path: Path) -> Iterator[Path]:
     """The ``__init__.py`` of each package ``path`` sits in, innermost first."""
     directory = path.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
+    while _package(directory) and directory.parent != directory:
         yield directory / "__init__.py"
         directory = directory.parent
 
 
 # Import statements read from the text, not the tree: a parse of every audited file would
 # cost a third of the audit again. A match inside a string only makes the audit read more.
+# Each starts at a line's start: the pattern leads with the newline (the text is read with
+# one put in front), a literal the regex engine jumps to, rather than a ``^`` it would try at
+# every character.
 _IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)"
-    r"|import[ \t]+([^\n#;]*))",
-    re.MULTILINE,
+    r"\n[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)"
+    r"|import[ \t]+([^\n#;]*))"
 )
 _PLUGINS = re.compile(r"^pytest_plugins\s*=\s*(\[[^\]]*\]|\([^)]*\)|[^\n]*)", re.MULTILINE)
 _STRING = re.compile(r"[\"']([\w.]+)[\"']")
@@ -201,10 +216,10 @@ def _names(listed: str) -> Iterator[str]:
             yield words[0]
 
 
-def _imported_names(text: str, path: Path) -> Iterator[tuple[Optional[Path], str]]:
+def _imported_names(text: str, path: str) -> Iterator[tuple[Optional[str], str]]:
     """(a package directory a relative import starts from, or None, dotted name) for every
     module an import may load, ``pytest_plugins`` strings included."""
-    for match in _IMPORT.finditer(text):
+    for match in _IMPORT.finditer("\n" + text):
         origin, names, modules = match.groups()
         if modules is not None:
             for name in _names(modules):
@@ -212,68 +227,93 @@ def _imported_names(text: str, path: Path) -> Iterator[tuple[Optional[Path], str
             continue
         level = len(origin) - len(origin.lstrip("."))
         module = origin[level:]
-        start: Optional[Path] = None
+        start: Optional[str] = None
         if level:
-            start = path.parent
+            start = os.path.dirname(path)
             for _ in range(level - 1):
-                start = start.parent
+                start = os.path.dirname(start)
         for name in _names(names):
             yield start, f"{module}.{name}" if module else name
         if module:
             yield start, module
-    for match in _PLUGINS.finditer(text):
-        for name in _STRING.findall(match.group(1)):
-            yield None, name
+    if "pytest_plugins" in text:
+        for match in _PLUGINS.finditer(text):
+            for name in _STRING.findall(match.group(1)):
+                yield None, name
 
 
-def _candidates(base: Path, dotted: str) -> Iterator[Path]:
+def _candidates(base: str, dotted: str) -> Iterator[str]:
     """The files importing ``dotted`` from ``base`` may run: each package on the way and the
     module itself."""
     parts = [p for p in dotted.split(".") if p]
-    for n in range(1, len(parts) + 1):
-        stem = base.joinpath(*parts[:n])
-        yield stem.with_name(stem.name + ".py")
-        yield stem / "__init__.py"
+    if "/" in dotted or os.sep in dotted:  # text in a string: as a path would join it
+        for n in range(1, len(parts) + 1):
+            path = Path(base).joinpath(*parts[:n])
+            yield str(path.with_name(path.name + ".py"))
+            yield str(path / "__init__.py")
+        if not parts:
+            yield str(Path(base) / "__init__.py")
+        return
+    stem = base
+    for part in parts:
+        stem = os.path.join(stem, part)
+        yield stem + ".py"
+        yield os.path.join(stem, "__init__.py")
     if not parts:
-        yield base / "__init__.py"
+        yield os.path.join(base, "__init__.py")
 
 
 class _Imports:
-    """Follows imports from the audited files to walked files that were not audited yet."""
+    """Follows imports from the audited files to walked files that were not audited yet
+    (paths as strings: this looks up tens of thousands of candidates)."""
 
     def __init__(self, project: Project, pending: set[Path]) -> None:
         self.project = project
-        self.pending = pending
-        self.bases = [project.root, *project.source_roots]
-        self.bases += [project.root / p for p in project.naming.pythonpath]
+        self.pending = {str(p): p for p in pending}
+        bases = [project.root, *project.source_roots]
+        bases += [project.root / p for p in project.naming.pythonpath]
+        self.bases = [str(b) for b in bases]
+        # (start, dotted name) pairs already followed: their files are the same each time, and
+        # those pending were taken the first time, so a second look finds nothing new.
+        self.seen: set[tuple[str, str]] = set()
 
     def follow(self, start: Iterable[Path]) -> set[Path]:
         """Every pending file the files of ``start`` import, directly or not."""
         reached: set[Path] = set()
+        pending = self.pending
         work = list(start)
-        while work and self.pending:
+        while work and pending:
             path = work.pop()
             for found in self._imports(path):
-                if found in self.pending:
-                    self.pending.discard(found)
-                    reached.add(found)
-                    work.append(found)
+                taken = pending.pop(found, None)
+                if taken is not None:
+                    reached.add(taken)
+                    work.append(taken)
         return reached
 
-    def _imports(self, path: Path) -> Iterator[Path]:
+    def _imports(self, path: Path) -> Iterator[str]:
         try:
             text = path.read_bytes().decode("utf-8", "replace")
         except OSError:
             return
-        bases = [_basedir(path), *self.bases]
-        for start, dotted in _imported_names(text, path):
-            for base in [start] if start is not None else bases:
-                yield from _candidates(base, dotted)
+        seen = self.seen
+        bases: list[str] = []
+        for start, dotted in _imported_names(text, str(path)):
+            if start is not None:
+                starts = [start]
+            else:
+                bases = bases or [str(_basedir(path)), *self.bases]
+                starts = bases
+            for base in starts:
+                if (base, dotted) not in seen:
+                    seen.add((base, dotted))
+                    yield from _candidates(base, dotted)
 
 
 def select(project: Project, walked: Sequence[Path], paths: Sequence[Path]) -> Scope:
     """Split the walked files into those audited and those skipped (``paths``: the paths
     given, files among them named outright)."""
+    _package.cache_clear()  # the files may have changed since the last run in this process
     naming = project.naming
     args = collection_args(project, paths)
     named = {p.resolve() for p in paths if p.is_file()}
@@ -304,7 +344,9 @@ def select(project: Project, walked: Sequence[Path], paths: Sequence[Path]) -> S
     audited |= {init for file in audited for init in _inits(file)} & pending.keys()
     left = set(pending) - audited
     if left:
-        audited |= _Imports(project, left).follow(sorted(audited))
+        reached = _Imports(project, left).follow(sorted(audited))
+        audited |= reached
+        left -= reached
         left -= {p for p in left if package_module(project, p)}
         audited |= set(pending) - left
     reasons = tuple(dict.fromkeys(pending[p] for p in sorted(left)))
