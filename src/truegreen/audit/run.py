@@ -120,10 +120,14 @@ def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> lis
 def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
     if not findings or not suppressions.may_suppress(source):
         return findings
-    by_line = suppressions.by_line(source)
-    if not by_line:
+    marked = suppressions.marked_lines(source)
+    if not marked:
         return findings
     ends = suppressions.statement_ends(ast.parse(source))
+    # where a suppression of each finding may sit: its line, its statement's first and last
+    if marked.isdisjoint(n for f in findings for n in (f.line, *ends.get(f.line, ()))):
+        return findings  # no comment to read: the tokenizer is the dearest part
+    by_line = suppressions.by_line(source)
     kept = []
     for finding in findings:
         lines = {finding.line, *ends.get(finding.line, ())}
@@ -173,16 +177,33 @@ def audit(
     select: Optional[Sequence[str]] = None,
     ignore: Optional[Sequence[str]] = None,
     extend_select: Sequence[str] = (),
+    cache: bool = False,
 ) -> Report:
     """Audit ``paths`` (default: the project root). ``select`` and ``ignore``, when given,
     replace the table's (``select`` its ``extend-select`` too); ``extend_select`` adds to
-    what is selected, as ruff's ``--extend-select`` does."""
+    what is selected, as ruff's ``--extend-select`` does. With ``cache``, an unchanged
+    project's report comes from the audit's cache (:mod:`truegreen.audit.cache`)."""
+    every = registry.all_rules()
     chosen = settings.choose(
-        registry.all_rules(),
+        every,
         project.settings.get("select") if select is None else select,
         project.settings.get("ignore", ()) if ignore is None else ignore,
         [*(project.settings.get("extend-select", ()) if select is None else ()), *extend_select],
     )
+    if not cache:
+        return _audit(project, paths, chosen)
+    from truegreen.audit import cache as stored
+
+    name = stored.key(project, paths, chosen)
+    hit = stored.load(project, name, {rule.code: rule for rule in every})
+    if hit is not None:
+        return Report(root=project.root, **hit)
+    report = _audit(project, paths, chosen)
+    stored.save(project, name, report)
+    return report
+
+
+def _audit(project: Project, paths: Sequence[Path], chosen: Sequence[type[Rule]]) -> Report:
     walked = python_files(project, list(paths) or [project.root])
     selected = scope.select(project, walked, paths)
     files = selected.files

@@ -171,7 +171,7 @@ def package_module(project: Project, path: Path) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _package(directory: Path) -> bool:
     """Whether ``directory`` holds an ``__init__.py`` (asked again and again for the same
     directories during one :func:`select`, which empties this cache when it starts)."""

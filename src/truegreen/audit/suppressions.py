@@ -7,6 +7,7 @@ import ast
 import io
 import re
 import tokenize
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -102,14 +103,39 @@ def by_line(source: str) -> dict[int, list[str]]:
     return lines
 
 
+def marked_lines(source: str) -> set[int]:
+    """The lines (numbered as the tokenizer numbers them) whose text mentions ``truegreen:``
+    or ``noqa``: the only lines a suppression can sit on."""
+    return {
+        n
+        for n, line in enumerate(source.split("\n"), 1)
+        if MARK in line or _NOQA_HINT.search(line) is not None
+    }
+
+
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)  # the nodes statements sit in
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement, in the order :func:`ast.walk` gives them (breadth first), without
+    walking into expressions (no statement is ever inside one)."""
+    queue = deque([tree])
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, ast.stmt):
+            yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list and value and isinstance(value[0], _HOLDERS):
+                queue.extend(value)
+
+
 def statement_ends(tree: ast.Module) -> dict[int, tuple[int, int]]:
     """For each line inside a multi-line statement (a compound statement's header only),
     the statement's first and last lines: where a suppression for the whole statement may
     sit (a formatter moves a trailing comment to the last line)."""
     spans: dict[int, tuple[int, int]] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt):
-            continue
+    for node in _statements(tree):
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.stmt):

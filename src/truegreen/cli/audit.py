@@ -44,6 +44,8 @@ def add_parser(verbs: Any) -> None:
                         "(opt-in ones among them)")  # fmt: skip
     parser.add_argument("--ignore", metavar="CODES", help="comma-separated codes to leave out")
     parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="audit afresh: neither read nor write .truegreen_cache/")  # fmt: skip
     parser.add_argument("--list-rules", action="store_true",
                         help="list every rule: code, name, default or opt-in, summary")  # fmt: skip
     parser.add_argument("--explain", metavar="CODE", help="print one rule's page")
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     # pytest's configuration is looked for from the paths' common ancestor, as pytest does
     project = discover_project(common_ancestor(args.paths, Path.cwd()))
     extend = _codes("--extend-select", args.extend_select) or []
-    result = audit(project, args.paths, select, ignore, extend)
+    result = audit(project, args.paths, select, ignore, extend, cache=not args.no_cache)
     writers = {"text": report.text, "json": report.as_json, "sarif": report.sarif,
                "github": report.github}  # fmt: skip
     output = writers[args.format](result)

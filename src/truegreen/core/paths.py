@@ -14,7 +14,14 @@ if TYPE_CHECKING:
 
 # Tool caches a test run legitimately writes anywhere in the tree.
 CACHE_PARTS = frozenset(
-    {".pytest_cache", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache"}
+    {
+        ".pytest_cache",
+        "__pycache__",
+        ".hypothesis",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".truegreen_cache",
+    }
 )
 
 
