@@ -276,6 +276,10 @@ class _Imports:
         # (start, dotted name) pairs already followed: their files are the same each time, and
         # those pending were taken the first time, so a second look finds nothing new.
         self.seen: set[tuple[str, str]] = set()
+        # The name a candidate file is imported by (its stem, or its package's directory):
+        # a dotted name none of whose parts is one of these cannot reach a pending file.
+        self.names = {p.parent.name if p.name == "__init__.py" else p.stem for p in pending}
+        self.names.discard("")
 
     def follow(self, start: Iterable[Path]) -> set[Path]:
         """Every pending file the files of ``start`` import, directly or not."""
@@ -298,7 +302,11 @@ class _Imports:
             return
         seen = self.seen
         bases: list[str] = []
+        names = self.names
         for start, dotted in _imported_names(text, str(path)):
+            parts = dotted.split(".")
+            if names.isdisjoint(parts) and any(parts) and not ("/" in dotted or os.sep in dotted):
+                continue
             if start is not None:
                 starts = [start]
             else:
