@@ -141,6 +141,7 @@ class FileContext:
         # what several rules work out about one node (its dotted name, what a call patches),
         # kept for the others; emptied whenever an import changes what names mean
         self.memo: dict[tuple[str, int], Any] = {}
+        self._tests: dict[int, Optional[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
 
     def record_import(self, node: ast.Import | ast.ImportFrom) -> None:
         """The engine calls this for every import before any rule visits it."""
@@ -205,7 +206,14 @@ class FileContext:
     @property
     def test_function(self) -> Optional[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The enclosing test: a function at module level or in a class, named as
-        ``python_functions`` and ``python_classes`` say (``test*``, ``Test*`` by default)."""
+        ``python_functions`` and ``python_classes`` say (``test*``, ``Test*`` by default).
+        Kept per innermost scope: the scopes around it are the same every time it is asked."""
+        key = id(self.scopes[-1]) if self.scopes else 0
+        if key not in self._tests:
+            self._tests[key] = self._test_function()
+        return self._tests[key]
+
+    def _test_function(self) -> Optional[ast.FunctionDef | ast.AsyncFunctionDef]:
         outer = [s for s in self.scopes if not isinstance(s, ast.Lambda)]
         if not outer:
             return None
