@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.cli import add_verb
+from truegreen.cli import add_verb, count
 from truegreen.core import formats
 from truegreen.core.metrics import Run, Summary, durations, pick, read_dir, runs, summarize
 
@@ -44,7 +44,8 @@ def add_parser(verbs: Any) -> None:
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    parser.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
+    parser.add_argument("--top", type=count(1), default=10, metavar="N",
+                        help="rows per table (default 10)")  # fmt: skip
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="write a self-contained timeline page"
     )

@@ -14,6 +14,7 @@ from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
 from truegreen.core.errors import UsageError
+from truegreen.core.files import unreadable
 from truegreen.core.lanes import read_markers
 from truegreen.core.platforms import OSES
 
@@ -64,11 +65,14 @@ def _is_test_file(name: str) -> bool:
 def test_files(paths: list[Path]) -> Iterator[Path]:
     """Test files under ``paths`` (``test_*.py``, ``*_test.py``), sorted, no virtualenvs."""
     for path in paths:
+        why = unreadable(path)
+        if why is not None:
+            raise UsageError(
+                f"truegreen platforms: expected a readable file or directory, found {path} ({why})"
+            )
         if path.is_file():
             yield path
             continue
-        if not path.is_dir():
-            raise UsageError(f"truegreen platforms: expected a file or directory, found {path}")
         for directory, dirs, files in os.walk(path):
             dirs[:] = sorted(
                 d
@@ -100,7 +104,17 @@ def run(args: argparse.Namespace) -> int:
         shown = (os.path.relpath(path, cwd) if path.is_absolute() else str(path)).replace(
             os.sep, "/"
         )
-        markers = read_markers(path.read_text(encoding="utf-8", errors="replace"), shown)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            why = unreadable(path, exc)
+            if path.exists():  # listed: the lane's pytest reports it as a collection error
+                files.append(shown)
+                problems.append(f"{shown}: cannot be read ({why}); listed")
+            else:  # a dangling link, which pytest's own walk passes over too
+                problems.append(f"{shown}: cannot be read ({why}); skipped")
+            continue
+        markers = read_markers(text, shown)
         problems.extend(markers.problems)
         if markers.reaches(args.os_name, args.arch, unmarked=args.all):
             files.append(shown)

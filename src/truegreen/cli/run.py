@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds
+from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds, unix_time
 from truegreen.core.metrics import new_run_id, read_dir, summarize
 from truegreen.core.protocol import RUN_ID_VAR
 from truegreen.runner import forkserver, offline
@@ -51,7 +51,7 @@ def add_parser(verbs: Any) -> None:
                         "unprivileged user namespaces); exit 2 where there is none")  # fmt: skip
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--deadline", type=seconds, metavar="SECONDS", help="seconds from now")
-    group.add_argument("--deadline-epoch", type=seconds, metavar="T", help="a Unix time")
+    group.add_argument("--deadline-epoch", type=unix_time, metavar="T", help="a Unix time")
     parser.add_argument("--isolate-files", action="store_true",
                         help="each test file in its own pytest process")  # fmt: skip
     add_jobs(parser, "files' pytest runs with --isolate-files", cpus(), "CPUs")
