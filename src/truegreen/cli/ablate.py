@@ -252,8 +252,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_document(outcomes, found), indent=2))
     else:
         _table(outcomes, found)
-    unchecked = found.unreadable or found.stray or (args.strict and found.prose)
-    return 1 if failing or unchecked else 0
+    never_run = len(found.unreadable) + len(found.stray)
+    return 1 if failing or never_run or (args.strict and found.prose) else 0
 
 
 def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:

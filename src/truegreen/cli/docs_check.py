@@ -81,19 +81,25 @@ def _skipped(directory: Path) -> bool:
     return name in SKIP_DIRS or name.endswith(".egg-info") or (directory / "pyvenv.cfg").is_file()
 
 
+def _page(path: Path, root: Path) -> str:
+    """A Markdown page's text; a page found while walking that cannot be read (a dangling
+    link, no permission) is one usage line: its links cannot be checked."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        shown = Path(os.path.relpath(path, root)).as_posix()
+        raise UsageError(
+            f"docs-check: expected a readable Markdown file, found {shown!r} "
+            f"({unreadable(path, exc)})"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     root = Path.cwd()
     pages: dict[str, str] = {}
     for path in markdown_files([Path(p) for p in args.paths] or [root]):
         shown = Path(os.path.relpath(path.resolve(), root)).as_posix()
-        try:
-            pages[shown] = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:  # found while walking: a dangling link, an unreadable page
-            raise UsageError(
-                "docs-check: expected a readable Markdown file, found "
-                f"{Path(os.path.relpath(path, root)).as_posix()!r} "
-                f"({unreadable(path, exc)})"
-            ) from None
+        pages[shown] = _page(path, root)
 
     def exists(target: str) -> bool:
         return (root / target).exists()
