@@ -299,6 +299,12 @@ COUNTS = [
     (["ablate", "app.py", "--delete", "X = 1", "--test", "test_a.py", "--occurrence", "-1"],
      "truegreen ablate: argument --occurrence: expected a whole number of at least 1, found "
      "'-1'"),
+    (["shards", "plan", "--count", "0"], "truegreen shards plan: argument --count: expected a "
+     "whole number from 1 to 1000, found '0'"),
+    (["shards", "plan", "--count", "1000000000"], "truegreen shards plan: argument --count: "
+     "expected a whole number from 1 to 1000, found '1000000000'"),
+    (["shards", "verify", ".", "--count", "1001"], "truegreen shards verify: argument --count: "
+     "expected a whole number from 1 to 1000, found '1001'"),
     (["metrics", ".", "--top", "0"], "truegreen metrics: argument --top: expected a whole "
      "number of at least 1, found '0'"),
     (["metrics", ".", "--top", "-1"], "truegreen metrics: argument --top: expected a whole "
@@ -307,17 +313,20 @@ COUNTS = [
 
 
 @pytest.mark.parametrize(("words", "message"), COUNTS, ids=[" ".join(w[-2:]) for w, _ in COUNTS])
-def test_a_count_below_one_is_one_usage_line(
+def test_a_count_out_of_its_range_is_one_usage_line(
     words: list[str],
     message: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """`--occurrence 0` reported the claim stale and `--top -1` dropped a table's last row:
-    counts below 1 mean nothing, so they are refused.
+    """`--occurrence 0` reported the claim stale, `--top -1` dropped a table's last row and
+    `--count 1000000000` planned a billion shards for ever: each is refused.
 
     Ablation: replace `value < low` with `False` in `src/truegreen/cli/__init__.py`.
+
+    Ablation: replace `high is not None and value > high` with `False` in
+    `src/truegreen/cli/__init__.py`.
     """
     (tmp_path / "app.py").write_text("X = 1\n")
     monkeypatch.chdir(tmp_path)

@@ -28,9 +28,17 @@ def test_parse_shard(text: str, spec: ShardSpec) -> None:
     assert parse_shard(text) == spec
 
 
-@pytest.mark.parametrize("text", ["9/8", "0/2", "2", "a/b", "1/0", "-1/3", ""])
+@pytest.mark.parametrize(
+    "text", ["9/8", "0/2", "2", "a/b", "1/0", "-1/3", "", "1/1001", "1/100000000000000000000"]
+)
 def test_a_broken_shard_spec_says_what_it_expects(text: str) -> None:
-    expected = rf"^--truegreen-shard: expected K/N with 1 <= K <= N, found '{text}'$"
+    """Past 1000 shards, balancing by duration ranked a billion shards for every unit and never
+    ended: the count is bounded, as a shard beyond the count is.
+
+    Ablation: replace `1 <= k <= n <= MAX_SHARDS` with `1 <= k <= n` in
+    `src/truegreen/core/shards.py`.
+    """
+    expected = rf"^--truegreen-shard: expected K/N with 1 <= K <= N <= 1000, found '{text}'$"
     with pytest.raises(ConfigError, match=expected):
         parse_shard(text)
 

@@ -104,18 +104,17 @@ def unix_time(text: str) -> float:
     return value
 
 
-def count(low: int) -> Callable[[str], int]:
-    """argparse type: a whole number of at least ``low``."""
+def count(low: int, high: Optional[int] = None) -> Callable[[str], int]:
+    """argparse type: a whole number of at least ``low`` (and at most ``high``)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = low - 1
-        if value < low:
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number of at least {low}, found {text!r}"
-            )
+        if value < low or (high is not None and value > high):
+            within = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise argparse.ArgumentTypeError(f"expected a whole number {within}, found {text!r}")
         return value
 
     parse.__name__ = "count"  # argparse names the type in its messages
