@@ -301,8 +301,8 @@ COUNTS = [
      "'-1'"),
     (["shards", "plan", "--count", "0"], "truegreen shards plan: argument --count: expected a "
      "whole number from 1 to 1000, found '0'"),
-    (["shards", "plan", "--count", "1000000000"], "truegreen shards plan: argument --count: "
-     "expected a whole number from 1 to 1000, found '1000000000'"),
+    (["shards", "plan", "--count", "1001"], "truegreen shards plan: argument --count: "
+     "expected a whole number from 1 to 1000, found '1001'"),
     (["shards", "verify", ".", "--count", "1001"], "truegreen shards verify: argument --count: "
      "expected a whole number from 1 to 1000, found '1001'"),
     (["metrics", ".", "--top", "0"], "truegreen metrics: argument --top: expected a whole "
