@@ -238,7 +238,7 @@ _EXPECTED = {
     "globs": "a list of non-empty path globs",
     "hosts": "a list of host or host:port addresses",
     "programs": "a list of program names (no directories)",
-    "shard": "a shard K/N with 1 <= K <= N <= 1000",
+    "shard": "a shard K/N with 1 <= K <= N",
     "path": "a non-empty path",
 }
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>[0-9]{1,5}))?\Z")
