@@ -36,7 +36,7 @@ class TestThing:
 
 
 def helper():
-    """Ablation: delete `x` in `y.py` (not a test: ignored)."""
+    """Ablation: delete `x` in `y.py` (not a test: listed as never run)."""
 '''
 
 
