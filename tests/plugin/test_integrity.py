@@ -370,3 +370,19 @@ def test_a_pass_only_on_a_rerun_is_flaky_whatever_the_rerun_plugin_says(
         ]
     )
     assert "test_steady" not in result.stdout.str().split("FLAKY", 1)[1]
+
+
+@pytest.mark.parametrize("workers", [(), XDIST], ids=["n0", "n2"])
+def test_a_rerun_test_is_counted_once_as_sealed(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """Two tests, one run twice by the rerun plugin: the hermetic line says 2 tests sealed.
+
+    Ablation: replace `self.sealed.add(nodeid)` with `self.sealed.add(str(len(self.sealed)))`
+    in `src/truegreen/plugin/hermetic.py`."""
+    pytester.makepyfile(FLAKY)
+    result = pytester.runpytest_subprocess(
+        "--truegreen-tree-guard=off", "-p", "no:randomly", "--reruns", "1", *workers
+    )
+    assert result.parseoutcomes()["rerun"] == 1  # premise: three attempts of two tests
+    result.stdout.fnmatch_lines(["hermetic: process sealed *; 2 tests sealed, each with *"])
