@@ -166,3 +166,58 @@ def test_a_record_not_of_the_schema_is_skipped_and_named(
         "note: 1 record skipped, not of the stream's schema:\n"
         f"  {stream}:3: test_end: field 't': expected number, found str 'late'\n"
     )
+
+
+TEARDOWNS = """
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def database():
+    yield
+    time.sleep(0.06)
+
+
+@pytest.fixture
+def workdir(database):
+    yield
+    time.sleep(0.03)
+
+
+def test_first(workdir):
+    pass
+
+
+def test_last(database):
+    pass
+"""
+
+
+def test_each_fixture_teardown_is_timed_and_nested_in_its_test_teardown(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A function fixture's teardown counts in its test; the session fixture's in the last
+    test, during whose teardown pytest ended it. The trace nests each inside that teardown."""
+    pytester.makepyfile(test_teardowns=TEARDOWNS)
+    metrics = pytester.path / "metrics"
+    result = pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    trace = pytester.path / "trace.json"
+    capsys.readouterr()
+    assert main(["metrics", str(metrics), "--format", "json", "--trace", str(trace)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    seconds = {name: (n, s) for name, n, s in data["fixture_teardowns"]}
+    assert seconds.keys() == {"database", "workdir"}
+    assert seconds["database"][0] == seconds["workdir"][0] == 1
+    assert seconds["database"][1] >= 0.06
+    assert 0.03 <= seconds["workdir"][1] < 0.06  # its own teardown, not the session's
+    complete = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
+    for name, test in (("workdir", "test_first"), ("database", "test_last")):
+        (event,) = [e for e in complete if e["name"] == f"teardown {name}"]
+        assert event["args"]["test"] == f"test_teardowns.py::{test}"
+        (phase,) = [e for e in complete if e["cat"] == "phase" and e["name"] == "teardown"
+                    and e["args"]["test"] == event["args"]["test"]]  # fmt: skip
+        assert phase["ts"] <= event["ts"]
+        assert event["ts"] + event["dur"] <= phase["ts"] + phase["dur"]

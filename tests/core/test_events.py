@@ -50,7 +50,8 @@ def test_a_missing_or_mistyped_field_is_named(record: dict[str, Any], expected: 
 def test_every_kind_the_docs_list_has_a_name_constant() -> None:
     names = {
         events.PROCESS, events.SESSION_START, events.SESSION_END, events.TEST_START,
-        events.TEST_END, events.PHASE, events.FIXTURE, events.VIOLATION, events.SPAWN,
+        events.TEST_END, events.PHASE, events.FIXTURE, events.FIXTURE_TEARDOWN, events.VIOLATION,
+        events.SPAWN,
         events.UNGUARDED, events.LISTEN,
     }  # fmt: skip
     assert set(events.KINDS) == names

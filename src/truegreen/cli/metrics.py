@@ -91,6 +91,8 @@ def document(summary: Summary, top: int, chosen: Optional[Run], found: list[Run]
         "files": ranked(summary.files),
         "fixtures": [[name, n, round(s, 3)] for name, (n, s) in
                      sorted(summary.fixtures.items(), key=lambda i: -i[1][1])[:top]],
+        "fixture_teardowns": [[name, n, round(s, 3)] for name, (n, s) in
+                              sorted(summary.teardowns.items(), key=lambda i: -i[1][1])[:top]],
         "cleanup_tail_seconds": {k: round(v, 3) for k, v in summary.tails.items()},
         "unfinished": summary.unfinished,
         "programs": dict(summary.spawns_by_program.most_common(top)),
@@ -211,9 +213,10 @@ def _report(args: argparse.Namespace, data: dict[str, Any]) -> list[str]:
         lines += [
             f"- {s:.3f}s `{name}`" if markdown else f"  {s:>8.3f}s  {name}" for name, s in rows
         ]
-    if data["fixtures"]:
-        lines += ["", f"{heading}fixture setup"]
-        lines += [f"  {s:>8.3f}s  {name} (x{n})" for name, n, s in data["fixtures"]]
+    for key, title in (("fixtures", "fixture setup"), ("fixture_teardowns", "fixture teardown")):
+        if data[key]:
+            lines += ["", f"{heading}{title}"]
+            lines += [f"  {s:>8.3f}s  {name} (x{n})" for name, n, s in data[key]]
     if data["cleanup_tail_seconds"]:
         lines += ["", f"{heading}cleanup tail (last test end to process end)"]
         lines += [f"  {s:>8.3f}s  {p}" for p, s in data["cleanup_tail_seconds"].items()]

@@ -26,6 +26,7 @@ TEST_START = "test_start"
 TEST_END = "test_end"
 PHASE = "phase"
 FIXTURE = "fixture"
+FIXTURE_TEARDOWN = "fixture_teardown"
 VIOLATION = "violation"
 SPAWN = "spawn"
 UNGUARDED = "unguarded"
@@ -106,6 +107,10 @@ KINDS: dict[str, Kind] = {
              _duration("seconds")),
         Kind(FIXTURE, "one fixture's setup", _t(), _test(), Field("fixture", STR, "its name"),
              Field("scope", STR), _duration("seconds")),
+        Kind(FIXTURE_TEARDOWN, "one fixture's teardown: the code after its `yield` and its "
+             "finalizers (a wider-scoped fixture's counts in the test that ran when it ended)",
+             _t(), _test(), Field("fixture", STR, "its name"), Field("scope", STR),
+             _duration("seconds")),
         Kind(VIOLATION, "a guard saw a leak", _t(),
              Field("kind", STR, "`write`, `read`, `network` or `program`"), _test(null=True),
              Field("where", STR, "the test, `collection`, `session fixture 'x'`, "

@@ -184,6 +184,7 @@ class Summary:
     outcomes: dict[str, str] = field(default_factory=dict)
     files: dict[str, float] = field(default_factory=dict)
     fixtures: dict[str, tuple[int, float]] = field(default_factory=dict)  # name -> (n, seconds)
+    teardowns: dict[str, tuple[int, float]] = field(default_factory=dict)  # as fixtures
     unfinished: list[str] = field(default_factory=list)
     tails: dict[str, float] = field(default_factory=dict)  # process -> seconds after last test
     spawns_by_test: dict[str, Counter[str]] = field(default_factory=dict)
@@ -260,12 +261,10 @@ def summarize(streams: list[Stream]) -> Summary:
                     summary.outcomes.get(test, "passed"), 0
                 ):
                     summary.outcomes[test] = outcome
-            elif event == events.FIXTURE:
-                count, seconds = summary.fixtures.get(record["fixture"], (0, 0.0))
-                summary.fixtures[record["fixture"]] = (
-                    count + 1,
-                    seconds + float(record["duration"]),
-                )
+            elif event == events.FIXTURE or event == events.FIXTURE_TEARDOWN:
+                table = summary.fixtures if event == events.FIXTURE else summary.teardowns
+                count, seconds = table.get(record["fixture"], (0, 0.0))
+                table[record["fixture"]] = (count + 1, seconds + float(record["duration"]))
             elif event == events.SPAWN:
                 name = (
                     f"{record['program']} {record['verb']}"
