@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,7 +200,10 @@ def test_each_fixture_teardown_is_timed_and_nested_in_its_test_teardown(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A function fixture's teardown counts in its test; the session fixture's in the last
-    test, during whose teardown pytest ended it. The trace nests each inside that teardown."""
+    test, during whose teardown pytest ended it. The trace nests each inside that teardown.
+
+    Ablation: replace `spans.get(phase, inside)` with `inside` in `src/truegreen/core/trace.py`:
+    the teardowns are kept inside their tests only, and overlap its teardown phase."""
     pytester.makepyfile(test_teardowns=TEARDOWNS)
     metrics = pytester.path / "metrics"
     result = pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", "-p", "no:randomly")
@@ -221,3 +225,20 @@ def test_each_fixture_teardown_is_timed_and_nested_in_its_test_teardown(
                     and e["args"]["test"] == event["args"]["test"]]  # fmt: skip
         assert phase["ts"] <= event["ts"]
         assert event["ts"] + event["dur"] <= phase["ts"] + phase["dur"]
+    assert _overlapping(complete) == []  # what a trace viewer needs to draw them as a stack
+
+
+def _overlapping(complete: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Pairs of complete events on one thread that overlap without one holding the other."""
+    found = []
+    for thread in {(e["pid"], e["tid"]) for e in complete}:
+        ordered = sorted((e for e in complete if (e["pid"], e["tid"]) == thread),
+                         key=lambda e: (e["ts"], -e["dur"]))  # fmt: skip
+        stack: list[dict[str, Any]] = []
+        for event in ordered:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= event["ts"]:
+                stack.pop()
+            if stack and event["ts"] + event["dur"] > stack[-1]["ts"] + stack[-1]["dur"]:
+                found.append((stack[-1]["name"], event["name"]))
+            stack.append(event)
+    return found
