@@ -13,7 +13,6 @@ the artifacts of several CI jobs downloaded into one): each run writes under its
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.core import events
+from truegreen.core import events, jsonfile
 from truegreen.core.errors import DataError
 
 
@@ -43,19 +42,20 @@ class Stream:
 
 
 def read_stream(path: Path) -> Stream:
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: expected a readable event stream, found {exc.strerror}") from None
     lines = data.split(b"\n")
     truncated = bool(lines and lines[-1])
     complete = lines[:-1]
     records: list[dict[str, Any]] = []
     skipped: list[tuple[int, str]] = []
+    origin: Optional[float] = None  # the time of the file's first record
     for number, line in enumerate(complete, start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise DataError(f"{path}:{number}: expected one JSON record, found {exc}") from None
+        record = jsonfile.loads(line, f"{path}:{number}", "one JSON record")
         if not isinstance(record, dict):
             skipped.append((number, f"expected a JSON object, found {type(record).__name__}"))
             continue
@@ -64,10 +64,12 @@ def read_stream(path: Path) -> Stream:
             raise DataError(
                 f"{path}:{number}: expected schema version {events.VERSION}, found {version!r}"
             )
-        problem = events.problem(record)
+        problem = events.problem(record, origin)
         if problem is not None:
             skipped.append((number, problem))
             continue
+        if origin is None and _number(record.get("t")):
+            origin = float(record["t"])
         records.append(record)
     return Stream(path, records, truncated, skipped)
 
