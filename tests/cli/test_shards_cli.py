@@ -86,9 +86,10 @@ def test_a_finished_manifest_missing_any_field_is_one_line_and_exit_2(
     """A manifest of `{"format": 1, "k": 1, "n": 1, "complete": true, "exitstatus": 0}` alone
     verified "all ok": a finished manifest must hold every field.
 
-    Ablation: replace `if field.required or complete:` with `if field.required:` in
+    Ablation: replace `if one.required or complete:` with `if one.required:` in
     `src/truegreen/core/manifests.py`."""
-    assert key in good()[1] and good()[1]["complete"] is True  # premise: a finished shard's
+    assert key in good()[1]  # premise: a finished shard's field
+    assert good()[1]["complete"] is True
     shard = {k: v for k, v in good()[1].items() if k != key}
     assert main_line(tmp_path, capsys, shard) == (2, f"key {key!r}: expected {expected}, "
                                                   "found nothing")  # fmt: skip
@@ -131,7 +132,7 @@ MISTYPED: list[tuple[str, object, str]] = [
 def test_a_mistyped_field_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: object, expected: str
 ) -> None:
-    """Ablation: replace `wrong = field.problem(data[field.name])` with `wrong = None` in
+    """Ablation: replace `wrong = one.problem(data[one.name])` with `wrong = None` in
     `src/truegreen/core/manifests.py`."""
     shard = {**good()[1], key: value}
     assert repr(good()[1][key]) != repr(value)  # premise: a change

@@ -165,8 +165,9 @@ def _test(null: bool = False) -> Field:
 
 
 def _duration(meaning: str, null: bool = False) -> Field:
-    return Field("duration", NUMBER, meaning + ", to the microsecond", null, minimum=0,
-                 maximum=MAX_SECONDS)
+    return Field(
+        "duration", NUMBER, meaning + ", to the microsecond", null, minimum=0, maximum=MAX_SECONDS
+    )
 
 
 def _pid(name: str = "pid", meaning: str = "") -> Field:

@@ -13,9 +13,7 @@ table of docs/sharding.md is generated from it.
 from __future__ import annotations
 
 from truegreen.core import events
-from truegreen.core.events import (
-    BOOL, INT, LISTS_MAP, OBJECT, STR, STRING_MAP, STRINGS, Field,
-)  # fmt: skip
+from truegreen.core.events import BOOL, INT, LISTS_MAP, OBJECT, STR, STRING_MAP, STRINGS, Field
 
 FORMAT_KEY = "format"
 

@@ -104,14 +104,14 @@ def _checked(data: dict[str, Any], path: Path) -> None:
     if type(version) is int and version != FORMAT:
         raise _fail(path, repr(FORMAT_KEY), FORMAT, version)
     complete = data.get("complete") is True
-    for field in _SCHEMA:
-        if field.name not in data:
-            if field.required or complete:
-                raise _fail(path, repr(field.name), field.expected(), "nothing")
+    for one in _SCHEMA:
+        if one.name not in data:
+            if one.required or complete:
+                raise _fail(path, repr(one.name), one.expected(), "nothing")
             continue
-        wrong = field.problem(data[field.name])
+        wrong = one.problem(data[one.name])
         if wrong is not None:
-            raise DataError(f"{path}: key {field.name!r}{wrong[0]}: {wrong[1]}")
+            raise DataError(f"{path}: key {one.name!r}{wrong[0]}: {wrong[1]}")
     if data["k"] > data["n"]:
         raise _fail(path, "'k'", f"a shard from 1 to n={data['n']}", data["k"])
     if "collected" in data:
