@@ -258,7 +258,7 @@ def problem(record: dict[str, Any], origin: Optional[float] = None) -> Optional[
         if wrong is not None:
             return f"{name}: field {field.name!r}{wrong[0]}: {wrong[1]}"
     t = record.get("t")
-    if origin is not None and type(t) in (int, float) and abs(t - origin) > MAX_SECONDS:
+    if origin is not None and isinstance(t, (int, float)) and abs(t - origin) > MAX_SECONDS:
         return (
             f"{name}: field 't': expected a time within {MAX_SECONDS:g} s of the file's first "
             f"record ({origin!r}), found {t!r}"

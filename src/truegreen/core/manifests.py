@@ -93,7 +93,7 @@ _SCHEMA = formats.MANIFEST_FIELDS[FORMAT]
 _READ = frozenset(f.name for f in dataclasses.fields(Manifest))  # what a verification uses
 
 
-def _fail(path: Path, key: str, expected: str, found: object) -> DataError:
+def _fail(path: Path, key: str, expected: object, found: object) -> DataError:
     return DataError(f"{path}: key {key}: expected {expected}, found {found}")
 
 
