@@ -188,7 +188,7 @@ def test_an_output_it_cannot_write_is_one_line_and_exit_2(
 ) -> None:
     """A missing directory or a full disk (`/dev/full`) ended the verb with a traceback.
 
-    Ablation: replace `except OSError as exc:` with `except ZeroDivisionError as exc:` in
+    Ablation: replace `OSError` with `ZeroDivisionError` in
     `src/truegreen/cli/metrics.py`."""
     (tmp_path / "session-1.jsonl").write_text(STREAM)
     assert main(["metrics", str(tmp_path)]) == 0  # premise: the stream itself reads

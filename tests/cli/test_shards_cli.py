@@ -86,7 +86,7 @@ def test_a_finished_manifest_missing_any_field_is_one_line_and_exit_2(
     """A manifest of `{"format": 1, "k": 1, "n": 1, "complete": true, "exitstatus": 0}` alone
     verified "all ok": a finished manifest must hold every field.
 
-    Ablation: replace `if one.required or complete:` with `if one.required:` in
+    Ablation: replace `one.required or complete` with `one.required` in
     `src/truegreen/core/manifests.py`."""
     assert key in good()[1]  # premise: a finished shard's field
     assert good()[1]["complete"] is True
@@ -132,7 +132,7 @@ MISTYPED: list[tuple[str, object, str]] = [
 def test_a_mistyped_field_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: object, expected: str
 ) -> None:
-    """Ablation: replace `wrong = one.problem(data[one.name])` with `wrong = None` in
+    """Ablation: replace `one.problem(data[one.name])` with `None` in
     `src/truegreen/core/manifests.py`."""
     shard = {**good()[1], key: value}
     assert repr(good()[1][key]) != repr(value)  # premise: a change
@@ -170,7 +170,7 @@ def test_fields_that_contradict_each_other_are_one_line_and_exit_2(
     """Exit status 0 with a failed test verified as "every shard green"; each field must agree
     with the others.
 
-    Ablation: replace `if status == 0 and red is not None:` with `if False:` in
+    Ablation: replace `status == 0 and red is not None` with `False` in
     `src/truegreen/core/manifests.py`."""
     shard = {**good()[1], **changes}
     assert all(good()[1][key] != value for key, value in changes.items())  # premise: a change

@@ -165,8 +165,7 @@ def test_a_value_out_of_its_range_is_named(record: dict[str, Any], expected: str
     """A record of the right types but nonsense values (a duration of 1.8e9 s, NaN) was summed
     as if it were data.
 
-    Ablation: replace `if (low is not None and value < low) or (high is not None and value >
-    high):` with `if False:` in `src/truegreen/core/events.py`."""
+    Ablation: replace `value < low` with `False` in `src/truegreen/core/events.py`."""
     assert events.problem(PHASE) is None  # premise: the record without the change is good
     assert events.problem(record) == expected
 
@@ -193,7 +192,7 @@ def test_a_time_far_from_its_file_s_first_record_is_skipped_with_its_line(
 def test_a_stream_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
     """It ended `truegreen metrics` with a RecursionError traceback.
 
-    Ablation: replace `except RecursionError:` with `except ZeroDivisionError:` in
+    Ablation: replace `RecursionError` with `ZeroDivisionError` in
     `src/truegreen/core/jsonfile.py`."""
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(RecursionError):  # premise: what json itself does with it
@@ -207,7 +206,7 @@ def test_a_stream_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
 def test_a_stream_that_is_a_directory_is_one_line(tmp_path: Path) -> None:
     """It ended `truegreen metrics` with an IsADirectoryError traceback.
 
-    Ablation: replace `except OSError as exc:` with `except ZeroDivisionError as exc:` in
+    Ablation: replace `OSError` with `ZeroDivisionError` in
     `src/truegreen/core/metrics.py`."""
     folder = tmp_path / "session-3.jsonl"
     folder.mkdir()

@@ -45,8 +45,8 @@ def test_a_manifest_reads_into_its_fields() -> None:
     ],
 )  # fmt: skip
 def test_a_mistyped_field_is_named_with_the_file(changes: dict[str, Any], expected: str) -> None:
-    """Ablation: replace `return f"[{index}]", f"expected string, found {_found(item)}"` with
-    `pass` in `src/truegreen/core/events.py`: a list holding a number is read."""
+    """Ablation: replace `not isinstance(item, str)` with `False` in
+    `src/truegreen/core/events.py`: a list holding a number is read."""
     parse(manifest(1, 3, []), PATH)  # premise: the manifest without the change reads
     with pytest.raises(DataError, match=f"^{re.escape(f'{PATH}: {expected}')}$"):
         parse({**manifest(1, 3, []), **changes}, PATH)
@@ -63,7 +63,7 @@ def test_deep_nesting_is_one_line_naming_the_file(tmp_path: Path) -> None:
     """``json.loads`` raises RecursionError, not ValueError, for JSON nested a few thousand
     deep.
 
-    Ablation: replace `except RecursionError:` with `except ZeroDivisionError:` in
+    Ablation: replace `RecursionError` with `ZeroDivisionError` in
     `src/truegreen/core/jsonfile.py`."""
     path = tmp_path / "shard-1-of-1.json"
     path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")

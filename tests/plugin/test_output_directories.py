@@ -25,8 +25,8 @@ def test_a_directory_no_record_can_be_written_into_is_a_usage_error(
     """A file of that name or `/proc` ended the run with a traceback (INTERNALERROR, exit 3)
     at its first record.
 
-    Ablation: replace `_writable_directory(flag, directory)` with `pass` in
-    `src/truegreen/plugin/__init__.py`."""
+    Ablation: replace `_writable(flag, directory)` with `None` in
+    `src/truegreen/plugin/outputs.py`."""
     pytester.makepyfile("def test_ok(): pass")
     (pytester.path / "a-file").write_text("not a directory\n")
     # premise: no place for a file: a file, or Linux's procfs (no file can be made in it)

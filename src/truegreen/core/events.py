@@ -129,7 +129,7 @@ def _strings(value: object) -> Optional[tuple[str, str]]:
     if type(value) is not list:
         return "", f"expected {STRINGS}, found {_found(value)}"
     for index, item in enumerate(value):
-        if type(item) is not str:
+        if not isinstance(item, str):
             return f"[{index}]", f"expected string, found {_found(item)}"
     return None
 

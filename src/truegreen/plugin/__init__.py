@@ -276,33 +276,6 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"truegreen beside {o.plugin}: {o.says}" for o in overlaps(loaded, refusing)]
 
 
-def _writable_directory(flag: str, directory: str) -> None:
-    """Make ``directory`` (truegreen's own write, which the guards look away from) and prove a
-    file can be created in it, before any test runs: a file of that name, ``/proc`` or a
-    read-only place would otherwise end the run with a traceback at its first record."""
-    import tempfile
-    from pathlib import Path
-
-    from truegreen.guards.hook import quiet
-
-    path = Path(directory)
-    if path.exists() and not path.is_dir():
-        found = "a file"
-    else:
-        try:
-            with quiet():
-                path.mkdir(parents=True, exist_ok=True)
-                handle, probe = tempfile.mkstemp(prefix=".truegreen-", dir=path)
-                os.close(handle)
-                os.unlink(probe)
-            return
-        except OSError as exc:
-            found = f"one where creating a file fails ({exc.strerror})"
-    raise pytest.UsageError(
-        f"truegreen: {flag}={directory}: expected a directory to write into, found {found}"
-    )
-
-
 def _register_in_order(config: pytest.Config, settings: Config, request: protocol.Request) -> None:
     """The plugins whose order of registration matters, in that order.
 
@@ -315,10 +288,10 @@ def _register_in_order(config: pytest.Config, settings: Config, request: protoco
     ``pytest_sessionfinish`` fails the run for a gate that did not run after the metrics'
     and the shard's have recorded the session's exit status.
     """
-    for flag, directory in (("--truegreen-metrics", settings.metrics),
-                            ("--truegreen-manifest", settings.manifest)):  # fmt: skip
-        if directory:
-            _writable_directory(flag, directory)
+    if settings.metrics or settings.manifest:
+        from truegreen.plugin.outputs import check_directories
+
+        check_directories(settings)
     if settings.metrics:
         from truegreen.plugin.metrics import MetricsPlugin
 
