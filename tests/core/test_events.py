@@ -214,3 +214,27 @@ def test_a_stream_that_is_a_directory_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=rf"^{re.escape(str(folder))}: expected a readable event "
                        "stream, found Is a directory$"):  # fmt: skip
         read_dir(tmp_path)
+
+
+def test_a_file_that_began_far_from_its_run_s_other_files_is_left_out_whole(
+    tmp_path: Path,
+) -> None:
+    """A process record of 1970 beside files of today made the run's wall time 1.8e9 s.
+
+    Ablation: replace `abs(t - middle) > events.MAX_SECONDS` with `False` in
+    `src/truegreen/core/metrics.py`."""
+    now = 1_800_000_000.0
+    today = HEADER.replace('"t": 1.0', f'"t": {now}')
+    _stream(tmp_path / "session-2.jsonl", today, START.replace('"t": 1.0', f'"t": {now + 1}'))
+    _stream(tmp_path / "worker-3.jsonl", today.replace('"pid": 2', '"pid": 3'))
+    old = _stream(tmp_path / "worker-4.jsonl", HEADER, START)
+    assert all(not read_stream(p).skipped for p in tmp_path.iterdir())  # premise: each file alone
+    streams = read_dir(tmp_path)
+    assert {s.path.name: len(s.records) for s in streams} == {
+        "session-2.jsonl": 2, "worker-3.jsonl": 1, "worker-4.jsonl": 0,
+    }  # fmt: skip
+    assert summarize(streams).wall == 1.0
+    assert summarize(streams).skipped == [
+        f"{old}:1: process: field 't': expected a time within 604800 s of the run's other files "
+        f"(they began at {now!r}), found 1.0: the whole file is left out"
+    ]

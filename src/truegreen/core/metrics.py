@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import statistics
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -108,7 +109,30 @@ def read_dir(directory: Path) -> list[Stream]:
         raise DataError(f"{directory}: expected *.jsonl event streams, found none")
     for stream in streams:
         stream.run = _run_of(stream, directory)
+    _set_apart(streams)
     return streams
+
+
+def _set_apart(streams: list[Stream]) -> None:
+    """Skip the whole of a file that began more than :data:`events.MAX_SECONDS` away from the
+    median beginning of its run's files: a clock of 1970, or a time written by hand, would make
+    the run's wall time decades long, and no record of that file can be placed in the run."""
+    began: dict[str, list[float]] = defaultdict(list)
+    for stream in streams:
+        if stream.records and _number(stream.records[0].get("t")):
+            began[stream.run].append(stream.records[0]["t"])
+    for stream in streams:
+        if not stream.records or not _number(stream.records[0].get("t")):
+            continue
+        middle = statistics.median_high(began[stream.run])  # of two, the later: a clock of 1970
+        t = stream.records[0]["t"]
+        if abs(t - middle) > events.MAX_SECONDS:
+            why = (
+                f"field 't': expected a time within {events.MAX_SECONDS:g} s of the run's other "
+                f"files (they began at {middle!r}), found {t!r}: the whole file is left out"
+            )
+            stream.skipped.insert(0, (1, f"{stream.records[0].get(events.EVENT)}: {why}"))
+            stream.records = []
 
 
 @dataclass
