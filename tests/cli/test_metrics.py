@@ -242,3 +242,33 @@ def _overlapping(complete: list[dict[str, Any]]) -> list[tuple[str, str]]:
                 found.append((stack[-1]["name"], event["name"]))
             stack.append(event)
     return found
+STREAM = (
+    '{"v": 1, "event": "process", "t": 1.0, "pid": 1, "ppid": 0, "role": "session"}\n'
+    '{"event": "test_start", "t": 1.0, "test": "a"}\n'
+    '{"event": "test_end", "t": 1.5, "test": "a", "duration": 0.5}\n'
+)
+
+
+@pytest.mark.parametrize("flag", ["--html", "--durations-out", "--trace"])
+@pytest.mark.parametrize(
+    ("where", "found"),
+    [
+        ("no/such/dir/out", "No such file or directory"),
+        pytest.param("/dev/full", "No space left on device", marks=pytest.mark.platforms("linux")),
+    ],
+)  # fmt: skip
+def test_an_output_it_cannot_write_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, where: str, found: str
+) -> None:
+    """A missing directory or a full disk (`/dev/full`) ended the verb with a traceback.
+
+    Ablation: replace `OSError` with `ZeroDivisionError` in
+    `src/truegreen/cli/metrics.py`."""
+    (tmp_path / "session-1.jsonl").write_text(STREAM)
+    assert main(["metrics", str(tmp_path)]) == 0  # premise: the stream itself reads
+    capsys.readouterr()
+    target = where if where.startswith("/") else str(tmp_path / where)
+    assert main(["metrics", str(tmp_path), flag, target]) == 2
+    assert capsys.readouterr().err == (
+        f"truegreen: error: {flag} {target}: expected a file it can write, found {found}\n"
+    )

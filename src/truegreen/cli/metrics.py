@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from truegreen.cli import add_verb
 from truegreen.core import formats
+from truegreen.core.errors import UsageError
 from truegreen.core.metrics import Run, Summary, durations, pick, read_dir, runs, summarize
 
 EXAMPLE = """\
@@ -160,6 +161,16 @@ def _runs_note(directory: Path, data: dict[str, Any], every: bool) -> list[str]:
     return lines
 
 
+def _write(flag: str, path: Path, text: str) -> None:
+    """``text`` into ``path``, or one line naming the flag and the file: a directory that does
+    not exist, a file without permission, a full disk."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        found = exc.strerror
+        raise UsageError(f"{flag} {path}: expected a file it can write, found {found}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     streams = read_dir(args.directory)
     found = runs(streams)
@@ -171,17 +182,17 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from truegreen.core.timeline_html import render
 
-        args.html.write_text(render(streams, run=chosen.id if chosen else ""), encoding="utf-8")
+        _write("--html", args.html, render(streams, run=chosen.id if chosen else ""))
         written.append(f"wrote the timeline to {args.html} (open it in a browser)")
     if args.trace:
         from truegreen.core.trace import trace
 
         document_ = trace(streams, run=chosen.id if chosen else "")
-        args.trace.write_text(json.dumps(document_, separators=(",", ":")), encoding="utf-8")
+        _write("--trace", args.trace, json.dumps(document_, separators=(",", ":")))
         written.append(f"wrote the trace to {args.trace} (open it in ui.perfetto.dev or "
                        "chrome://tracing)")  # fmt: skip
     if args.durations_out:
-        args.durations_out.write_text(json.dumps(durations(summary), indent=1), encoding="utf-8")
+        _write("--durations-out", args.durations_out, json.dumps(durations(summary), indent=1))
         written.append(f"wrote the durations to {args.durations_out}")
     data = document(summary, args.top, chosen, found)
     if args.format == "json":
