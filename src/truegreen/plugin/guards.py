@@ -24,7 +24,7 @@ from truegreen.core.words import counted
 from truegreen.guards import active, hook, network
 from truegreen.guards.children import with_shim
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
-from truegreen.guards.reads import python_paths
+from truegreen.guards.reads import ENVIRON_GLOB, is_proc_environ, python_paths
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
 from truegreen.plugin.relay import relay
@@ -433,6 +433,8 @@ def _mtime(path: str) -> int:
 def allow_hint(violation: Violation, policy: Policy) -> str:
     """The ``allow-writes`` (or ``allow-reads``) entry that would let this path through."""
     path = violation.target.rsplit(" (", 1)[0]
+    if violation.kind == "read" and is_proc_environ(path):
+        return ENVIRON_GLOB  # the pid differs in every run
     roots = dict(policy.roots.protected)
     for label, prefix in (("project", ""), ("home", "~/")):
         root = roots.get(label, "")
