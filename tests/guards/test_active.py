@@ -31,7 +31,6 @@ def test_the_write_guard_listens_to_opens_without_the_hints() -> None:
     assert "open" in listeners_for(guard(writes="fail", notes_reads=False))
 
 
-
 def test_the_os_open_wrapper_keeps_its_dir_fd_support_and_is_undone() -> None:
     """``shutil`` decides from ``os.supports_dir_fd`` whether rmtree walks by descriptor."""
     import os

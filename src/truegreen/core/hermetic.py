@@ -156,9 +156,9 @@ class Seal:
             why = self._memo[name]
         except KeyError:
             why = self._memo[name] = self._reason(name)
-        if why is None and value is not None and name not in self.keep:
-            if has_password_url(value):
-                return PASSWORD_URL_REASON
+        unnamed = why is None and value is not None and name not in self.keep
+        if unnamed and has_password_url(value):  # type: ignore[arg-type]
+            return PASSWORD_URL_REASON
         return why
 
     def _reason(self, name: str) -> Optional[str]:
@@ -184,9 +184,7 @@ class Seal:
         environment (a mapping), its values count too (:meth:`reason`)."""
         setting = {name for name, _ in self.fixed} | {name for name, _ in self.templated}
         values: Mapping[str, str] = names if isinstance(names, Mapping) else {}
-        return [
-            n for n in names if n not in setting and self.reason(n, values.get(n)) is not None
-        ]
+        return [n for n in names if n not in setting and self.reason(n, values.get(n)) is not None]
 
     def assignments(self, *, home: str, tmp: str) -> dict[str, str]:
         """Every variable the seal sets for a test whose home is ``home``."""

@@ -2,7 +2,8 @@
 
 Specs: ``linux``, ``macos``, ``windows``, ``posix`` (linux or macos), ``any``, and
 ``not <spec>``. Several specs in one marker mean any-of; ``arch`` narrows to CPU
-architectures (one truegreen does not know is an error, as a misspelt spec is). The host is data here, so every host can be tested on any host.
+architectures (one truegreen does not know is an error, as a misspelt spec is). The host
+is data here, so every host can be tested on any host.
 """
 
 from __future__ import annotations
