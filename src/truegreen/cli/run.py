@@ -20,6 +20,7 @@ from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
 from truegreen.runner.procs import become_subreaper, reap_orphans, sealed_environment
+from truegreen.runner.selfseal import reexec_sealed
 
 EXAMPLE = """\
   truegreen run -- -q tests/
@@ -77,6 +78,7 @@ def _running(metrics: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    reexec_sealed(args.keep_env)  # first of all: the runner's own environment sealed too
     if args.offline:
         offline.enter()  # first: before any thread, child or temporary directory
     home = tempfile.mkdtemp(prefix="truegreen-run-home-")

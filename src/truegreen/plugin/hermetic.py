@@ -226,6 +226,10 @@ class HermeticPlugin:
                 name = decisions[raw] = decoded if self.seal.removed([decoded]) else None
             if name is not None:
                 found.append((name, raw))
+            elif self.base is None:  # no process seal took out the passwords in URLs: by value
+                decoded = _decodekey(raw)
+                if self.seal.removed({decoded: _decodevalue(before[raw])}):
+                    found.append((decoded, raw))
         base = self.base
         if base is not None:
             # Only what the process seal kept on purpose (truegreen's own settings): a variable
@@ -459,7 +463,8 @@ class HermeticPlugin:
             line = f"process sealed before the first conftest; {line}"
         line = f"hermetic: {line}"
         if self.removed:
-            reasons = Counter(self.seal.reason(name) for name in self.removed)
+            machine = self.session.machine if self.session is not None else os.environ
+            reasons = Counter(self.seal.reason(n, machine.get(n)) for n in self.removed)
             detail = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=str))
             line += f"; ambient variables removed by name: {detail}"
         tr.write_line(line)
