@@ -71,18 +71,25 @@ def _project(tmp_path: Path, marker: str) -> tuple[Path, Path, dict[str, str]]:
     return project, started, env
 
 
-def _ablate(project: Path, env: dict[str, str], *flags: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "truegreen", "ablate", "--records", "tests", "-j", "1",
-         "--run-timeout", "120", *flags],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+def _ablate(project: Path, env: dict[str, str], *flags: str) -> subprocess.Popen[bytes]:
+    """The verb, its output in a file beside the project (a pipe would be held open by
+    whatever of its tree survives it)."""
+    with open(project.parent / "output", "wb") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", "truegreen", "ablate", "--records", "tests", "-j", "1",
+             "--run-timeout", "120", *flags],
+            cwd=project, env=env, stdout=output, stderr=subprocess.STDOUT,
+        )  # fmt: skip
 
 
-def _wait_for(path: Path, verb: subprocess.Popen[str], seconds: float = 90) -> None:
+def _said(tmp_path: Path) -> str:
+    return (tmp_path / "output").read_text(errors="replace")
+
+
+def _wait_for(path: Path, verb: subprocess.Popen[bytes], seconds: float = 90) -> None:
     ends = time.monotonic() + seconds
     while not path.exists():
-        assert verb.poll() is None, verb.communicate()
+        assert verb.poll() is None, _said(path.parent)
         assert time.monotonic() < ends, "the ablated run never started"
         time.sleep(0.1)
 
@@ -117,12 +124,12 @@ def test_sigterm_ends_the_runs_in_flight_and_removes_their_folders(
         assert len(marked(marker)) >= 2
         assert _ours(tmp_path / "temp") != []
         verb.send_signal(signal.SIGTERM)
-        out, err = verb.communicate(timeout=60)
+        verb.wait(timeout=60)
     finally:
         verb.kill()
         verb.wait()
-    assert verb.returncode == 128 + signal.SIGTERM, out + err
-    assert "truegreen ablate: terminated; its pytest runs were ended" in err
+    assert verb.returncode == 128 + signal.SIGTERM, _said(tmp_path)
+    assert "truegreen ablate: terminated; its pytest runs were ended" in _said(tmp_path)
     assert _gone(marker) == []
     assert os.listdir(tmp_path / "temp") == []
     assert (project / "app" / "gate.py").read_text() == GATE
@@ -138,11 +145,11 @@ def test_ctrl_c_ends_the_runs_in_flight_and_removes_their_folders(
         _wait_for(started, verb)
         assert len(marked(marker)) >= 2  # premise: the run is in flight
         verb.send_signal(signal.SIGINT)
-        out, err = verb.communicate(timeout=60)
+        verb.wait(timeout=60)
     finally:
         verb.kill()
         verb.wait()
-    assert verb.returncode == 130, out + err
+    assert verb.returncode == 130, _said(tmp_path)
     assert _gone(marker) == []
     assert os.listdir(tmp_path / "temp") == []
 
@@ -154,8 +161,8 @@ def test_kill_9_takes_the_pytest_runs_along_and_the_next_start_sweeps_the_folder
     """The pytest runs die with the verb (a parent-death signal); the folder it could not
     remove goes at the next start, and only a folder whose process is gone.
 
-    Ablation: replace `from_environment()` with `None` in
-    `src/truegreen/guards/shim/sitecustomize.py`."""
+    Ablation: replace `libc.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0) != 0` with `True` in
+    `src/truegreen/guards/parent.py`."""
     project, started, env = _project(tmp_path, marker)
     temp = tmp_path / "temp"
     verb = _ablate(project, env, *flags)
@@ -163,7 +170,7 @@ def test_kill_9_takes_the_pytest_runs_along_and_the_next_start_sweeps_the_folder
         _wait_for(started, verb)
         assert len(marked(marker)) >= 2  # premise: the run is in flight
         verb.kill()
-        verb.communicate(timeout=60)
+        verb.wait(timeout=60)
     finally:
         verb.kill()
         verb.wait()

@@ -116,7 +116,7 @@ def test_the_deadline_ends_what_a_finished_file_left_running(
     (project / "test_a.py").write_text(SPAWNS.format(**notes))
     (project / "test_b.py").write_text(HANGS.format(**notes))
     (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
-    done = truegreen_run(project, "--isolate-files", "-j", "2", "--deadline", "8", *flags,
+    done = truegreen_run(project, "--isolate-files", "-j", "2", "--deadline", "15", *flags,
                          "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")  # fmt: skip
     assert done.returncode == 124, done.stdout + done.stderr
     survivors = (tmp_path / "survivors").read_text().split()

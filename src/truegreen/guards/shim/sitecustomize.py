@@ -118,7 +118,7 @@ def _chain() -> None:
     spec.loader.exec_module(module)
 
 
-_die_with_parent()
 _serve_mutant()
+_die_with_parent()  # after the mutant: an ablation reaches truegreen.guards.parent
 _start_guards()
 _chain()
