@@ -165,7 +165,7 @@ class _Reads(ast.NodeVisitor):
             shown = prefix.upper() if upper else prefix
             owner = f"settings class {node.name}"
             if prefix:
-                self.sites.append(Site(PREFIX, shown, self.path, node.lineno, f"{owner} (env_prefix)"))
+                self.sites.append(Site(PREFIX, shown, self.path, node.lineno, f"{owner}, env_prefix"))
             for field, alias in _fields(node):
                 name = alias if alias is not None else shown + field
                 if upper:

@@ -16,7 +16,7 @@ EXAMPLE = """\
   truegreen env-inventory
   truegreen env-inventory src tests
   truegreen env-inventory --format json > env-inventory.json
-  truegreen env-inventory --set clear-env=APP_MODE   # try a declaration before writing it
+  truegreen env-inventory --set clear-env=APP_MODE   # try a declaration first
 """
 
 

@@ -164,10 +164,11 @@ def snippet(inventory: Inventory) -> list[str]:
     config = inventory.config
     if not config.hermetic:
         return ["[tool.truegreen]", "hermetic = true"]
-    variables = [e.name for e in inventory.uncovered if e.kind == VARIABLE]
+    prefixes = [e.name for e in inventory.uncovered if e.kind == PREFIX]
+    variables = [e.name for e in inventory.uncovered
+                 if e.kind == VARIABLE and not e.name.startswith(tuple(prefixes))]  # fmt: skip
     names = [n for n in variables if n not in PASS_THROUGH]
     kept = [n for n in variables if n in PASS_THROUGH]
-    prefixes = [e.name for e in inventory.uncovered if e.kind == PREFIX]
     lines = ["[tool.truegreen]"]
     if names:
         lines.append(f"clear-env = {_toml_list([*config.clear_env, *names])}")
@@ -213,7 +214,8 @@ def text(inventory: Inventory) -> str:
             if entry.kind == PREFIX or any(s.how.startswith("settings") for s in entry.sites):
                 out[-1] += f" ({entry.sites[0].how})"
     if uncovered:
-        out += ["", "to cover them, add to pyproject.toml:", *("  " + l for l in snippet(inventory))]
+        out += ["", "to cover them, in pyproject.toml (names already declared kept):"]
+        out += ["  " + line for line in snippet(inventory)]
     if inventory.computed:
         out += ["", f"names computed at run time, not judged ({len(inventory.computed)}):"]
         out += [f"  {s.path}:{s.line}: {s.how} with {s.name}" for s in inventory.computed]
