@@ -29,6 +29,16 @@ def found(source: str) -> list[tuple[str, str, int, str]]:
         ("import os\nos.environ[f'{P}_A']\n", ("computed", "f'{P}_A'", 2, "os.environ[...]")),
         ("import os\nimport subprocess\nsubprocess.run([], env={**os.environ, 'A': '1'})\n",
          ("whole", "{**os.environ, 'A': '1'}", 3, "subprocess.run")),
+        ("import os\ndef f(env=os.environ):\n    return env.get('A')\n",
+         ("variable", "A", 3, "env.get()")),
+        ("import os\ndef f(env):\n    return env['A']\nT = f(os.environ)\n",
+         ("variable", "A", 3, "env[...]")),
+        ("import os\ndef f():\n    key = 'A'\n    return os.getenv(key)\n",
+         ("variable", "A", 4, "os.getenv()")),
+        ("import os\nfor k, v in os.environ.items():\n    pass\n",
+         ("computed", "every name", 2, "os.environ.items()")),
+        ("import os\nimport subprocess\nsubprocess.run([], env=scrub(os.environ))\n",
+         ("whole", "scrub(os.environ)", 3, "subprocess.run")),
     ],
 )  # fmt: skip
 def test_each_spelling_of_a_read(source: str, expected: tuple[str, str, int, str]) -> None:

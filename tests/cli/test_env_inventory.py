@@ -194,7 +194,7 @@ def test_a_declared_variable_is_not_reported_uncovered(
     Ablation: replace `self.seal.reason(name)` with `None` in
     `src/truegreen/core/envinventory.py`."""
     assert 'ge("APP_CLEARED")' in (project / "src/app/config.py").read_text()  # premise: read
-    status, document = inventory(capsys)
+    _, document = inventory(capsys)
     assert verdicts(document)["APP_CLEARED"] == "cleared"
     assert "APP_CLEARED" not in document["uncovered"]
 
@@ -207,7 +207,7 @@ def test_a_kept_variable_is_not_reported_uncovered(
     Ablation: replace `name in self.config.keep_env` with `False` in
     `src/truegreen/core/envinventory.py`."""
     assert '"APP_KEPT" not in os.environ' in (project / "tests/test_app.py").read_text()
-    status, document = inventory(capsys)
+    _, document = inventory(capsys)
     assert verdicts(document)["APP_KEPT"] == "kept"
     assert "APP_KEPT" not in document["uncovered"]
 
@@ -220,8 +220,8 @@ def test_a_variable_read_only_in_site_packages_is_not_listed(
     Ablation: replace `"site-packages"` with `"dist"` in `src/truegreen/audit/run.py`."""
     # premise: the inventory reads that variable when handed the file itself
     status, document = inventory(capsys, SITE_PACKAGES)
-    assert verdicts(document) == {"DEP_ONLY": "uncovered"}
-    status, document = inventory(capsys, ".")
+    assert (status, verdicts(document)) == (1, {"DEP_ONLY": "uncovered"})
+    _, document = inventory(capsys, ".")
     assert "DEP_ONLY" not in verdicts(document)
     assert document["files"] == 4
 
@@ -232,8 +232,9 @@ def test_a_write_is_not_a_read(project: Path, capsys: pytest.CaptureFixture[str]
     Ablation: replace `isinstance(node.ctx, ast.Load) and self.environment(node.value)` with
     `self.environment(node.value)` in `src/truegreen/audit/envreads.py`."""
     source = (project / "src/app/config.py").read_text()
-    assert 'os.environ["APP_WRITTEN"] = "x"' in source and 'env["APP_CHILD"] = "1"' in source
-    status, document = inventory(capsys)
+    assert 'os.environ["APP_WRITTEN"] = "x"' in source
+    assert 'env["APP_CHILD"] = "1"' in source
+    _, document = inventory(capsys)
     assert not {"APP_WRITTEN", "APP_CHILD"} & set(verdicts(document))
 
 
@@ -241,7 +242,7 @@ def test_a_file_that_does_not_parse_is_one_line_and_skipped(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / "src/app/broken.py").write_text("def broken(:\n", encoding="utf-8")
-    status = main(["env-inventory", "--format", "json"])
+    assert main(["env-inventory", "--format", "json"]) == 1
     captured = capsys.readouterr()
     assert captured.err == (
         "truegreen: env-inventory: skipped src/app/broken.py: "
@@ -283,7 +284,8 @@ def test_a_bad_table_is_one_line_naming_the_file(
     (project / "pyproject.toml").write_text('[tool.truegreen]\nclear-env = "APP_X"\n')
     assert main(["env-inventory"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "pyproject.toml: [tool.truegreen] clear-env" in err
+    assert err.count("\n") == 1
+    assert "pyproject.toml: [tool.truegreen] clear-env" in err
 
 
 def test_the_verb_in_a_real_process(project: Path) -> None:

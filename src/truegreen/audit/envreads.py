@@ -21,6 +21,8 @@ from truegreen.core.envinventory import COMPUTED, PREFIX, VARIABLE, WHOLE, Site
 
 # The methods of ``os.environ`` (or of a copy of it) that read the variable named first.
 READ_METHODS = frozenset({"get", "setdefault"})
+# The methods that read every variable (the names a loop then picks are unknown).
+ITERATIONS = frozenset({"items", "keys"})
 SETTINGS_BASES = frozenset({"BaseSettings"})
 _Scope = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
@@ -34,15 +36,30 @@ class _Reads(ast.NodeVisitor):
         self.getenv_names: set[str] = set()  # names bound to os.getenv
         self.constants: dict[str, str] = {}  # module-level NAME = "TEXT"
         self.copies: list[dict[str, int]] = [{}]  # per scope: a copy's name -> its line
+        self.locals: list[dict[str, str]] = [{}]  # per function: NAME = "TEXT" in it
         self.settings: dict[str, tuple[str, bool]] = {}  # class -> (env_prefix, upper-case)
-        for node in tree.body:
+        for statement in tree.body:
             if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and string_value(node.value) is not None
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and string_value(statement.value) is not None
             ):
-                self.constants[node.targets[0].id] = str(string_value(node.value))
+                self.constants[statement.targets[0].id] = str(string_value(statement.value))
+        nodes = list(ast.walk(tree))
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.visit(node)
+        # a module's own function handed os.environ reads it through its parameter
+        self.handed: dict[str, set[Union[int, str]]] = {}  # function -> parameter index/name
+        for node in nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                where: list[Union[int, str]] = [
+                    i for i, arg in enumerate(node.args) if self.environ(arg)
+                ]
+                where += [k.arg for k in node.keywords if k.arg and self.environ(k.value)]
+                if where:
+                    self.handed.setdefault(node.func.id, set()).update(where)
 
     # -- names the module gives os, os.environ, os.getenv --------------------------------
 
@@ -78,7 +95,8 @@ class _Reads(ast.NodeVisitor):
 
     def whole_copy(self, node: ast.expr) -> bool:
         """Whether ``node`` makes a mapping holding the whole environment: ``os.environ``,
-        ``.copy()``, ``dict(os.environ)``, ``{**os.environ, ...}``, ``os.environ | {...}``."""
+        ``.copy()``, ``dict(os.environ)``, ``{**os.environ, ...}``, ``os.environ | {...}``, a
+        comprehension over ``os.environ.items()``."""
         if self.environment(node):
             return True
         if isinstance(node, ast.Call):
@@ -91,19 +109,61 @@ class _Reads(ast.NodeVisitor):
             return any(k is None and self.whole_copy(v) for k, v in zip(node.keys, node.values))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return self.whole_copy(node.left)
+        if isinstance(node, ast.DictComp):  # {k: v for k, v in os.environ.items() if ...}
+            return any(self.whole_copy(g.iter) for g in node.generators)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "items"
+        ):
+            return self.environment(node.func.value)
         return False
+
+    def derived(self, node: ast.expr) -> bool:
+        """Whether an ``env=`` argument holds the whole environment, maybe filtered or
+        changed by a helper: ``env=scrubbed(os.environ)``."""
+        if self.whole_copy(node):
+            return True
+        return isinstance(node, ast.Call) and any(self.derived(a) for a in node.args)
 
     # -- scopes: a copy is followed within the function that makes it ------------------
 
     def _scoped(self, node: _Scope) -> None:
         self.copies.append({})
+        self.locals.append({})
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            self.copies[-1].update(dict.fromkeys(self._environment_parameters(node), node.lineno))
         self.generic_visit(node)
         self.copies.pop()
+        self.locals.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _scoped
 
+    def _environment_parameters(
+        self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+    ) -> Iterator[str]:
+        """The parameters that hold the environment: defaulting to ``os.environ``, or handed
+        it by a call in the module (``_timeout(os.environ)``)."""
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        handed = self.handed.get(getattr(node, "name", ""), set())
+        for index, arg in enumerate(positional):
+            if index in handed or arg.arg in handed:
+                yield arg.arg
+        for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
+            if self.environ(default):
+                yield arg.arg
+        for arg, maybe in zip(args.kwonlyargs, args.kw_defaults):
+            if arg.arg in handed or (maybe is not None and self.environ(maybe)):
+                yield arg.arg
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
+        text = string_value(node.value)
+        if text is not None and len(self.copies) > 1:  # a function's own KEY = "X"
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.locals[-1][target.id] = text
         if self.whole_copy(node.value) and not self.environ(node.value):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -116,7 +176,7 @@ class _Reads(ast.NodeVisitor):
             return
         text = string_value(node)
         if text is None and isinstance(node, ast.Name):
-            text = self.constants.get(node.id)
+            text = self.locals[-1].get(node.id, self.constants.get(node.id))
         if text is not None:
             self.sites.append(Site(VARIABLE, text, self.path, line, how))
         else:
@@ -141,16 +201,22 @@ class _Reads(ast.NodeVisitor):
         func = node.func
         first = node.args[0] if node.args else _keyword(node, "key")
         if isinstance(func, ast.Attribute):
-            if func.attr in READ_METHODS and self.environment(func.value):
+            if func.attr in ITERATIONS and self.environ(func.value) and not node.args:
+                how = ast.unparse(node)
+                self.sites.append(Site(COMPUTED, "every name", self.path, node.lineno, how))
+            elif (func.attr in READ_METHODS and self.environment(func.value)) or (
+                func.attr == "getenv"
+                and isinstance(func.value, ast.Name)
+                and func.value.id in self.os_names
+            ):
                 self.name_of(first, node.lineno, f"{ast.unparse(func)}()")
-            elif func.attr == "getenv" and isinstance(func.value, ast.Name):
-                if func.value.id in self.os_names:
-                    self.name_of(first, node.lineno, f"{ast.unparse(func)}()")
         elif isinstance(func, ast.Name) and func.id in self.getenv_names:
             self.name_of(first, node.lineno, f"{func.id}()")
         child = _keyword(node, "env")
-        if child is not None and self.whole_copy(child):
-            self.sites.append(Site(WHOLE, ast.unparse(child), self.path, node.lineno, ast.unparse(func)))
+        if child is not None and self.derived(child):
+            self.sites.append(
+                Site(WHOLE, ast.unparse(child), self.path, node.lineno, ast.unparse(func))
+            )
 
     # -- pydantic-settings -----------------------------------------------------------------
 
@@ -165,7 +231,9 @@ class _Reads(ast.NodeVisitor):
             shown = prefix.upper() if upper else prefix
             owner = f"settings class {node.name}"
             if prefix:
-                self.sites.append(Site(PREFIX, shown, self.path, node.lineno, f"{owner}, env_prefix"))
+                self.sites.append(
+                    Site(PREFIX, shown, self.path, node.lineno, f"{owner}, env_prefix")
+                )
             for field, alias in _fields(node):
                 name = alias if alias is not None else shown + field
                 if upper:
@@ -229,8 +297,10 @@ def _fields(node: ast.ClassDef) -> Iterator[tuple[str, Optional[str]]]:
         if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
             continue
         field = statement.target.id
-        if field.startswith("_") or field == "model_config" or "ClassVar" in ast.unparse(
-            statement.annotation
+        if (
+            field.startswith("_")
+            or field == "model_config"
+            or "ClassVar" in ast.unparse(statement.annotation)
         ):
             continue
         alias = None

@@ -38,8 +38,14 @@ def add_parser(verbs: Any) -> None:
         example=EXAMPLE,
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATHS")
-    parser.add_argument("--set", dest="flags", action="append", default=[], metavar="KEY=VALUE",
-                        help="as pytest's --truegreen-set: override one key (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--set",
+        dest="flags",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="as pytest's --truegreen-set: override one key (repeatable)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 
@@ -79,9 +85,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         skipped.append((name, why))
         sys.stderr.write(f"truegreen: env-inventory: skipped {name}: {why}\n")
-    verdicts = envinventory.Verdicts(
-        settings, devnull=os.devnull, windows=sys.platform == "win32"
-    )
+    verdicts = envinventory.Verdicts(settings, devnull=os.devnull, windows=sys.platform == "win32")
     inventory = envinventory.build(sites, verdicts, len(files) - len(skipped), skipped)
     if args.format == "json":
         source = str(settings.source) if settings.source else None

@@ -34,6 +34,7 @@ HEADINGS = {
     SEALED: "sealed by default (cleared or set by truegreen's seal)",
 }
 SHOWN_SITES = 3  # sites listed per variable in the text report
+SHOWN_ENV = 60  # characters of an env= argument shown in the text report
 # Variables a suite needs as the machine has them (clearing PATH breaks every program the
 # tests start): advice for the snippet, which suggests keep-env for these instead of clear-env.
 # Not a rule of the seal: the verdicts never read it.
@@ -119,6 +120,10 @@ class Verdicts:
         return SEALED, why
 
 
+def _place(site: Site) -> tuple[str, int]:
+    return site.path, site.line
+
+
 def build(
     sites: Iterable[Site],
     verdicts: Verdicts,
@@ -139,14 +144,13 @@ def build(
     entries = []
     for (kind, name), found in named.items():
         verdict, reason = verdicts.of(kind, name)
-        where = tuple(sorted(found, key=lambda s: (s.path, s.line)))
+        where = tuple(sorted(found, key=_place))
         entries.append(Entry(kind, name, verdict, reason, where))
     entries.sort(key=lambda e: (VERDICTS.index(e.verdict), e.name, e.kind))
-    order = (lambda s: (s.path, s.line))  # fmt: skip
     return Inventory(
         tuple(entries),
-        tuple(sorted(computed, key=order)),
-        tuple(sorted(whole, key=order)),
+        tuple(sorted(computed, key=_place)),
+        tuple(sorted(whole, key=_place)),
         files,
         verdicts.config,
         tuple(skipped),
@@ -175,9 +179,7 @@ def snippet(inventory: Inventory) -> list[str]:
     if kept:
         lines.append(f"keep-env = {_toml_list([*config.keep_env, *kept])}")
     if prefixes:
-        lines.append(
-            f"clear-env-prefixes = {_toml_list([*config.clear_env_prefixes, *prefixes])}"
-        )
+        lines.append(f"clear-env-prefixes = {_toml_list([*config.clear_env_prefixes, *prefixes])}")
     if names:
         pairs = ", ".join(f'{n} = "..."' for n in names[:2])
         lines.append(f"# or, for a variable the code needs set: set-env = {{{pairs}}}")
@@ -218,10 +220,11 @@ def text(inventory: Inventory) -> str:
         out += ["  " + line for line in snippet(inventory)]
     if inventory.computed:
         out += ["", f"names computed at run time, not judged ({len(inventory.computed)}):"]
-        out += [f"  {s.path}:{s.line}: {s.how} with {s.name}" for s in inventory.computed]
+        out += [f"  {s.path}:{s.line}: {s.how}: {s.name}" for s in inventory.computed]
     for site in inventory.whole:
+        env = site.name if len(site.name) <= SHOWN_ENV else site.name[: SHOWN_ENV - 3] + "..."
         out.append(f"the whole environment, passed to a child at {site.path}:{site.line} "
-                   f"({site.how}, env={site.name})")  # fmt: skip
+                   f"({site.how}, env={env})")  # fmt: skip
     return "\n".join(out)
 
 
