@@ -74,7 +74,7 @@ def test_a_settings_class_names_its_prefix_and_fields_and_a_subclass_inherits_th
 def test_neither_a_write_nor_another_mapping_is_a_read() -> None:
     """A write, a removal, and ``.get`` on a mapping that is not the environment: not listed.
 
-    Ablation: replace `return node.id in self.environ_names` with `return True` in
+    Ablation: replace `node.id in self.environ_names` with `True` in
     `src/truegreen/audit/envreads.py`."""
     source = (
         "import os\n"
