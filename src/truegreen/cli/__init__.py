@@ -128,6 +128,7 @@ VERBS = (
     "demo",
     "docs-check",
     "doctor",
+    "env-inventory",
     "flakes",
     "leaks",
     "metrics",
