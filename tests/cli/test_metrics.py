@@ -242,6 +242,8 @@ def _overlapping(complete: list[dict[str, Any]]) -> list[tuple[str, str]]:
                 found.append((stack[-1]["name"], event["name"]))
             stack.append(event)
     return found
+
+
 STREAM = (
     '{"v": 1, "event": "process", "t": 1.0, "pid": 1, "ppid": 0, "role": "session"}\n'
     '{"event": "test_start", "t": 1.0, "test": "a"}\n'
