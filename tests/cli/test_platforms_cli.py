@@ -85,3 +85,10 @@ def test_a_missing_path_is_a_usage_error(tree: Path, capsys: pytest.CaptureFixtu
         "truegreen: error: truegreen platforms: expected a readable file or directory, found nope "
         "(no such file or directory)\n"
     )
+
+
+def test_a_misspelt_arch_is_a_usage_error(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["platforms", "--os", "linux", "--arch", "amd46"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "found 'amd46' (did you mean 'amd64'?)" in err

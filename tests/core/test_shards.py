@@ -96,7 +96,8 @@ def manifest(k: int, n: int, selected: list[str], **changes: Any) -> dict[str, A
         "collected_digest": collection_digest(collected), "eligible": collected,
         "selected": selected, "units": {t: t for t in collected},
         "outcomes": dict.fromkeys(selected, "passed"), "must_run": [], "exitstatus": 0,
-        "complete": True,
+        "complete": True, "deselected": {},
+        "selection": {"args": ["tests"], "keyword": "", "markexpr": ""},
     }  # fmt: skip
     data.update(changes)
     return data
@@ -146,7 +147,12 @@ def test_verify_names_a_red_and_an_incomplete_shard() -> None:
 def test_verify_diffs_a_shard_that_collected_something_else() -> None:
     shards = good()
     other = [*shards[2]["collected"][:-1], "t.py::test_random_42"]
-    shards[2].update(collected=other, collected_digest=collection_digest(other))
+    shards[2].update(
+        collected=other,
+        collected_digest=collection_digest(other),
+        eligible=other,
+        units={t: t for t in other},
+    )
     detail = failing(check(shards))["the same tests collected everywhere"]
     assert detail.startswith("shard 2 collected a different set from shard 1")
     assert "-t.py::test_8" in detail

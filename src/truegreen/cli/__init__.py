@@ -150,6 +150,7 @@ VERBS = (
     "demo",
     "docs-check",
     "doctor",
+    "env-inventory",
     "flakes",
     "leaks",
     "metrics",

@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -225,7 +227,30 @@ def _prepare(claim: Claim, args: argparse.Namespace) -> Union[str, Verdict]:
         return exc.verdict
 
 
+class Terminated(BaseException):
+    """SIGTERM, as an exception: the runs in flight are ended on the way out."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def run(args: argparse.Namespace) -> int:
+    """The verb; a SIGTERM (like Ctrl-C) ends the pytest runs in flight and removes their
+    files before it exits (143)."""
+    if threading.current_thread() is not threading.main_thread():
+        return _run(args)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(args)
+    except Terminated:
+        sys.stderr.write("truegreen ablate: terminated; its pytest runs were ended\n")
+        return 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     found = Found()
     plans: list[tuple[Claim, tuple[str, ...]]]
     if args.records is not None:

@@ -16,7 +16,7 @@ from truegreen.core import formats
 from truegreen.core.errors import UsageError
 from truegreen.core.files import unreadable
 from truegreen.core.lanes import read_markers
-from truegreen.core.platforms import OSES
+from truegreen.core.platforms import OSES, checked_arch
 
 EXAMPLE = """\
   # files a Windows lane must import
@@ -96,6 +96,8 @@ def default_paths(cwd: Path) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.arch is not None:
+        checked_arch(args.arch)  # a misspelt --arch would reach no arch-marked test
     cwd = Path.cwd()
     paths = [Path(p) for p in args.paths] or default_paths(cwd)
     files: list[str] = []

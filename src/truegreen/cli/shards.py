@@ -66,8 +66,11 @@ def add_parser(verbs: Any) -> None:
         "present; each ran to the end; the same tests collected everywhere; the same selection "
         "everywhere; no test in two shards; every test your selection kept ran in a shard, whoever "
         "split the suite (truegreen or another plugin); no unit split; every "
-        "shard green; every must-run test passed somewhere.\n\nExit 0 when every check holds, 1 "
-        "when one does not, 2 for a manifest that cannot be read or a directory without any.",
+        "shard green; every must-run test passed somewhere. Each manifest is first checked against "
+        "its schema: a field missing, mistyped or contradicting another is one line naming the "
+        "file and the field.\n\nExit 0 when every check holds, 1 when one does not, 2 for a "
+        "manifest that cannot be read or does not hold to its schema, or a directory without "
+        "any.",
         example=VERIFY_EXAMPLE,
     )
     check.add_argument("directory", type=Path, metavar="DIR")
