@@ -126,6 +126,7 @@ VERBS = (
     "audit",
     "collect-gate",
     "demo",
+    "diff",
     "docs-check",
     "doctor",
     "flakes",

@@ -24,6 +24,7 @@ PLATFORMS = 1
 DOCS_CHECK = 1
 COLLECT_GATE = 1
 AUDIT = 1
+DIFF = 1
 # Files the command and the plugin in a pytest it starts pass between them (core/protocol.py);
 # internal, so not in the table of documents a user reads.
 UNITS = 1
@@ -46,4 +47,5 @@ DOCUMENTS: tuple[tuple[str, str, int], ...] = (
     ("`truegreen docs-check --format json`", FORMAT_KEY, DOCS_CHECK),
     ("`truegreen collect-gate --format json`", FORMAT_KEY, COLLECT_GATE),
     ("`truegreen audit --format json` and `--list-rules --format json`", FORMAT_KEY, AUDIT),
+    ("`truegreen diff --format json`", FORMAT_KEY, DIFF),
 )  # fmt: skip
