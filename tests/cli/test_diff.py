@@ -133,8 +133,8 @@ def test_a_port_the_system_handed_out_is_not_a_new_target(
 ) -> None:
     """A test's own server on port 0 gets another port each run: not a new target.
 
-    Ablation: replace `if sep and port.isdigit() and int(port) >= EPHEMERAL:` with
-    `if False:` in `src/truegreen/core/diff.py`."""
+    Ablation: replace `sep and port.isdigit() and int(port) >= EPHEMERAL` with `False` in
+    `src/truegreen/core/diff.py`."""
     base, head = tmp_path / "base", tmp_path / "head"
     _run(base, 1, ("t.py::a", 0.1, [_violation("network", "connect to", "127.0.0.1:41234")]))
     _run(head, 1, ("t.py::a", 0.1, [_violation("network", "connect to", "127.0.0.1:53111"),
@@ -149,7 +149,7 @@ def test_tests_added_removed_and_outcomes_changed(
 ) -> None:
     """A removed test's programs are not listed as no longer started: it is listed as removed.
 
-    Ablation: replace `if lost and test not in removed:` with `if lost:` in
+    Ablation: replace `lost and test not in removed` with `lost` in
     `src/truegreen/core/diff.py`."""
     base, head = tmp_path / "base", tmp_path / "head"
     _run(base, 1, ("t.py::a", 0.1, []), ("t.py::old", 0.1, [_spawn("git", "init")]))
@@ -199,7 +199,8 @@ def test_a_microsecond_test_four_times_slower_is_not_slower(
 ) -> None:
     """Under the floor, a ratio is noise.
 
-    Ablation: replace `after - before >= floor and ` with `` in `src/truegreen/core/diff.py`."""
+    Ablation: replace `after - before >= floor and after >= before * ratio` with
+    `after >= before * ratio` in `src/truegreen/core/diff.py`."""
     base, head = tmp_path / "base", tmp_path / "head"
     for when in (1, 2, 3):
         _run(base, when, ("t.py::fast", 0.001, []))
@@ -214,8 +215,8 @@ def test_fewer_than_three_runs_a_side_is_not_enough_samples(
 ) -> None:
     """Two runs ten times slower are not called slower: the report says why.
 
-    Ablation: replace `if len(base) < MIN_SAMPLES or len(head) < MIN_SAMPLES:` with
-    `if not base or not head:` in `src/truegreen/core/diff.py`."""
+    Ablation: replace `len(base) < MIN_SAMPLES or len(head) < MIN_SAMPLES` with
+    `not base or not head` in `src/truegreen/core/diff.py`."""
     base, head = tmp_path / "base", tmp_path / "head"
     for when in (1, 2, 3):
         _run(base, when, ("t.py::a", 0.1, []))
@@ -236,8 +237,8 @@ def test_bad_input_is_one_line_and_exit_status_2(
 ) -> None:
     """An unknown gate, a missing directory, one without streams, an unknown run: refused.
 
-    Ablation: replace `unknown = [w for w in words if w not in GATES]` with `unknown = []`
-    in `src/truegreen/cli/diff.py`."""
+    Ablation: replace `[w for w in words if w not in GATES]` with `[]` in
+    `src/truegreen/cli/diff.py`."""
     base = tmp_path / "base"
     _run(base, 1, ("t.py::a", 0.1, []))
     (tmp_path / "empty").mkdir()
