@@ -75,7 +75,7 @@ def test_a_program_newly_started_and_one_no_longer_started(
     assert data["tests"] == {"added": [], "removed": []}
     assert main(["diff", str(base), str(head), "--fail-on", "new-programs"]) == 1
     out = capsys.readouterr().out
-    assert "programs (3 changes; + new, - no longer)\n" in out
+    assert "programs: 2 tests (+ new, - no longer)\n" in out
     assert "  t.py::a: + git commit\n" in out
     assert "  t.py::b: + docker, - make\n" in out
     assert "  in total: + docker, + git commit, - make\n" in out

@@ -163,11 +163,12 @@ def report(data: dict[str, Any], markdown: bool) -> list[str]:
             changes = [f"+ {code(x)}" for x in part["new"].get(test, [])]
             changes += [f"- {code(x)}" for x in part["gone"].get(test, [])]
             rows.append(f"{item}{code(test)}: {', '.join(changes)}")
+        tests_changed = len(rows)
         total = part["total"]
         if total["new"] or total["gone"]:
             changes = [f"+ {code(x)}" for x in total["new"]] + [f"- {code(x)}" for x in total["gone"]]
             rows.append(f"{item}in total: {', '.join(changes)}")
-        section(f"{words} ({plural(len(rows), 'change')}; + new, - no longer)", rows)
+        section(f"{words}: {plural(tests_changed, 'test')} (+ new, - no longer)", rows)
     listeners = data["listeners"]
     if listeners["base"] != listeners["head"]:
         section("listening sockets opened",
