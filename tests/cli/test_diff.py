@@ -137,9 +137,19 @@ def test_a_port_the_system_handed_out_is_not_a_new_target(
     `src/truegreen/core/diff.py`."""
     base, head = tmp_path / "base", tmp_path / "head"
     _run(base, 1, ("t.py::a", 0.1, [_violation("network", "connect to", "127.0.0.1:41234")]))
-    _run(head, 1, ("t.py::a", 0.1, [_violation("network", "connect to", "127.0.0.1:53111"),
-                                    _violation("network", "connect to", "127.0.0.1:5432")]))  # fmt: skip
-    status, data = _diff(capsys, str(base), str(head), "--fail-on", "new-network")
+    _run(
+        head,
+        1,
+        (
+            "t.py::a",
+            0.1,
+            [
+                _violation("network", "connect to", "127.0.0.1:53111"),
+                _violation("network", "connect to", "127.0.0.1:5432"),
+            ],
+        ),
+    )
+    _, data = _diff(capsys, str(base), str(head), "--fail-on", "new-network")
     assert data["network"]["new"] == {"t.py::a": ["connect to 127.0.0.1:5432"]}  # premise
     assert data["network"]["gone"] == {}
 
@@ -245,7 +255,8 @@ def test_bad_input_is_one_line_and_exit_status_2(
     capsys.readouterr()
     assert main(["diff", str(base), str(base), "--fail-on", "new-programs,new-dragons"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "'new-dragons'" in err
+    assert err.count("\n") == 1
+    assert "'new-dragons'" in err
     assert "expected a comma-separated list of new-programs, new-network" in err
     assert main(["diff", str(base), str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err == (
@@ -259,7 +270,7 @@ def test_bad_input_is_one_line_and_exit_status_2(
     # a run's own directory stands for its run
     run_dir = next(base.iterdir())
     status, data = _diff(capsys, str(run_dir), str(base))
-    assert status == 0 and data["base"]["runs"] == [run_dir.name]
+    assert (status, data["base"]["runs"]) == (0, [run_dir.name])
 
 
 SUITE = """

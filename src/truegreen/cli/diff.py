@@ -81,7 +81,8 @@ def add_parser(verbs: Any) -> None:
                         help="compare the behaviour of every run of each directory, taken as one "
                         "(the shards of a CI run); timing always reads every run")  # fmt: skip
     parser.add_argument("--slower-ratio", type=_ratio, default=1.5, metavar="R",
-                        help="a test is slower when its median grew R times (default 1.5)")  # fmt: skip
+                        help="a test is slower when its median grew R times "
+                        "(default 1.5)")  # fmt: skip
     parser.add_argument("--slower-floor", type=seconds, default=0.05, metavar="S",
                         help="... and by at least S seconds, so a test of microseconds does "
                         "not flap (default 0.05)")  # fmt: skip
@@ -155,7 +156,8 @@ def report(data: dict[str, Any], markdown: bool) -> list[str]:
     section(f"tests removed ({len(tests['removed'])})",
             [f"{item}- {code(t)}" for t in tests["removed"]])  # fmt: skip
     section(f"outcomes changed ({len(data['outcomes'])})",
-            [f"{item}{code(o['test'])}: {o['base']} -> {o['head']}" for o in data["outcomes"]])  # fmt: skip
+            [f"{item}{code(o['test'])}: {o['base']} -> {o['head']}"
+             for o in data["outcomes"]])  # fmt: skip
     for key, words in CATEGORIES:
         part = data[key]
         rows = []
@@ -166,7 +168,9 @@ def report(data: dict[str, Any], markdown: bool) -> list[str]:
         tests_changed = len(rows)
         total = part["total"]
         if total["new"] or total["gone"]:
-            changes = [f"+ {code(x)}" for x in total["new"]] + [f"- {code(x)}" for x in total["gone"]]
+            changes = [f"+ {code(x)}" for x in total["new"]] + [
+                f"- {code(x)}" for x in total["gone"]
+            ]
             rows.append(f"{item}in total: {', '.join(changes)}")
         section(f"{words}: {plural(tests_changed, 'test')} (+ new, - no longer)", rows)
     listeners = data["listeners"]
@@ -194,8 +198,9 @@ def report(data: dict[str, Any], markdown: bool) -> list[str]:
         lines += ["", "no differences in behaviour"]
     for name in ("base", "head"):
         if data[name]["skipped_records"]:
-            lines += ["", f"note: {plural(data[name]['skipped_records'], 'record')} of {name} "
-                      "skipped, not of the stream's schema (truegreen metrics names them)"]  # fmt: skip
+            skipped = plural(data[name]["skipped_records"], "record")
+            lines += ["", f"note: {skipped} of {name} skipped, not of the stream's schema "
+                      "(truegreen metrics names them)"]  # fmt: skip
     if data["failed_on"]:
         named = ", ".join(f"{g} ({n})" for g, n in data["failed_on"].items())
         lines += ["", f"{'**failed**' if markdown else 'failed'} on: {named}"]

@@ -169,7 +169,10 @@ def compare(base: Side, head: Side, ratio: float, floor: float) -> dict[str, Any
         data[key] = {
             "new": new,
             "gone": gone,
-            "total": {"new": sorted(all_after - all_before), "gone": sorted(all_before - all_after)},
+            "total": {
+                "new": sorted(all_after - all_before),
+                "gone": sorted(all_before - all_after),
+            },
         }
     data["listeners"] = {"base": base.listeners, "head": head.listeners}
     enough = min(base.timed_runs, head.timed_runs) >= MIN_SAMPLES
