@@ -209,8 +209,8 @@ def test_a_microsecond_test_four_times_slower_is_not_slower(
 ) -> None:
     """Under the floor, a ratio is noise.
 
-    Ablation: replace `after - before >= floor and after >= before * ratio` with
-    `after >= before * ratio` in `src/truegreen/core/diff.py`."""
+    Ablation: replace `after - before >= floor and after >= before * ratio and _apart(base, head)`
+    with `after >= before * ratio and _apart(base, head)` in `src/truegreen/core/diff.py`."""
     base, head = tmp_path / "base", tmp_path / "head"
     for when in (1, 2, 3):
         _run(base, when, ("t.py::fast", 0.001, []))
@@ -218,6 +218,23 @@ def test_a_microsecond_test_four_times_slower_is_not_slower(
     status, data = _diff(capsys, str(base), str(head), "--fail-on", "slower")
     assert data["slower"]["enough_samples"]  # premise: three runs a side, four times slower
     assert (status, data["slower"]["tests"]) == (0, [])
+
+
+def test_medians_apart_by_one_busy_moment_are_not_slower(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The medians grew past the ratio and the floor, but the samples overlap: noise.
+
+    Ablation: replace `after - before >= floor and after >= before * ratio and _apart(base, head)`
+    with `after - before >= floor and after >= before * ratio` in
+    `src/truegreen/core/diff.py`."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    for when, (before, after) in enumerate([(0.05, 0.25), (0.30, 0.20), (0.06, 0.04)], 1):
+        _run(base, when, ("t.py::a", before, []))
+        _run(head, when, ("t.py::a", after, []))
+    status, data = _diff(capsys, str(base), str(head), "--fail-on", "slower")
+    assert data["slower"]["enough_samples"]  # premise: medians 0.06 and 0.20, three runs a side
+    assert (status, data["slower"]["tests"], data["slower"]["suite"]) == (0, [], None)
 
 
 def test_fewer_than_three_runs_a_side_is_not_enough_samples(

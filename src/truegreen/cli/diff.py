@@ -64,9 +64,9 @@ def add_parser(verbs: Any) -> None:
         "Behaviour is read from the latest run of each directory (--base-run, --head-run pick "
         "one; --all-runs takes every run of a directory as one, as the shards of one CI "
         "run). Timing is read from every run of each directory: a test is slower when both "
-        f"sides hold at least {MIN_SAMPLES} runs of it and its median grew by --slower-ratio "
-        "and by --slower-floor seconds; otherwise the report says there are not enough "
-        "samples.\n\n"
+        f"sides hold at least {MIN_SAMPLES} runs of it, its median grew by --slower-ratio "
+        "and by --slower-floor seconds, and the head's samples stand above the base's (in 90% "
+        "of the pairs); with fewer runs the report says there are not enough samples.\n\n"
         "Exit status 1 when a difference named in --fail-on is found, else 0; 2 for bad input.",
         example=EXAMPLE,
     )

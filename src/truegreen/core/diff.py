@@ -42,6 +42,9 @@ GATES: dict[str, str] = {
 }
 
 MIN_SAMPLES = 3  # per side: fewer, and no test is called slower
+# Of every pair of a base sample and a head sample, the share in which the head's is the
+# slower: one busy moment on a shared machine moves a median of three, not this.
+SEPARATION = 0.9
 EPHEMERAL = 32768  # the lowest port a system hands out by itself (Linux's default range)
 
 
@@ -136,9 +139,15 @@ def _slower(
     if len(base) < MIN_SAMPLES or len(head) < MIN_SAMPLES:
         return None
     before, after = statistics.median(base), statistics.median(head)
-    if after - before >= floor and after >= before * ratio:
+    if after - before >= floor and after >= before * ratio and _apart(base, head):
         return Slower(name, before, after, len(base), len(head))
     return None
+
+
+def _apart(base: list[float], head: list[float]) -> bool:
+    """Whether the head's samples are above the base's in at least SEPARATION of the pairs."""
+    above = sum(1 for b in base for h in head if h > b)
+    return above >= SEPARATION * len(base) * len(head)
 
 
 def compare(base: Side, head: Side, ratio: float, floor: float) -> dict[str, Any]:
@@ -191,6 +200,7 @@ def compare(base: Side, head: Side, ratio: float, floor: float) -> dict[str, Any
         "ratio": ratio,
         "floor_seconds": floor,
         "min_samples": MIN_SAMPLES,
+        "separation": SEPARATION,
         "runs": {"base": base.timed_runs, "head": head.timed_runs},
         "enough_samples": enough,
         "tests_without_enough_samples": short,
