@@ -128,6 +128,24 @@ def test_new_violations_network_writes_reads_and_refused_programs(
     assert main(["diff", str(base), str(head), "--fail-on", "new-writes"]) == 1
 
 
+def test_an_environment_variable_newly_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, head = tmp_path / "base", tmp_path / "head"
+    reads = {"event": "env_reads", "names": ["MYAPP_MODE"]}
+    _run(base, 1, ("t.py::a", 0.1, [reads]))
+    _run(head, 1, ("t.py::a", 0.1, [{**reads, "names": ["MYAPP_BACKEND", "MYAPP_MODE"]}]))
+    status, data = _diff(capsys, str(base), str(head), "--fail-on", "new-env")
+    assert data["env"]["new"] == {"t.py::a": ["MYAPP_BACKEND"]}
+    assert (status, data["failed_on"]) == (1, {"new-env": 1})
+    main(["diff", str(base), str(head)])
+    out = capsys.readouterr().out
+    assert (
+        "environment variables read: 1 test (+ new, - no longer)\n  t.py::a: + MYAPP_BACKEND\n"
+        in out
+    )
+
+
 def test_a_port_the_system_handed_out_is_not_a_new_target(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -298,10 +316,12 @@ def test_plain():
 """
 
 SUITE_WITH_GIT = """
+import os
 import subprocess
 
 def test_plain():
     subprocess.run(["git", "--version"], check=True, capture_output=True)
+    assert os.environ.get("MYAPP_BACKEND", "file") == "file"
 
 def test_added():
     pass
@@ -310,7 +330,8 @@ def test_added():
 
 def test_two_real_runs_of_a_project_diffed(pytester: pytest.Pytester) -> None:
     """The base run starts nothing; the head run's test starts ``git --version`` (a program
-    the guards allow): the diff names it, per test and in total, and gates on it."""
+    the guards allow) and reads a variable it leaves unset: the diff names both, per test and
+    in total, and gates on them."""
     pytester.makepyfile(test_suite=SUITE)
     pytester.runpytest_subprocess("--truegreen-metrics=base", "-p", "no:randomly").assert_outcomes(
         passed=1
@@ -320,12 +341,13 @@ def test_two_real_runs_of_a_project_diffed(pytester: pytest.Pytester) -> None:
         passed=2
     )
     argv = [sys.executable, "-m", "truegreen", "diff", "base", "head", "--format", "json",
-            "--fail-on", "new-programs"]  # fmt: skip
+            "--fail-on", "new-programs,new-env"]  # fmt: skip
     done = subprocess.run(argv, cwd=pytester.path, capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stdout + done.stderr
     data = json.loads(done.stdout)
     assert data["programs"]["new"] == {"test_suite.py::test_plain": ["git"]}
     assert data["programs"]["total"]["new"] == ["git"]
     assert data["tests"]["added"] == ["test_suite.py::test_added"]
-    assert data["failed_on"] == {"new-programs": 1}
+    assert data["env"]["new"] == {"test_suite.py::test_plain": ["MYAPP_BACKEND"]}
+    assert data["failed_on"] == {"new-programs": 1, "new-env": 1}
     assert done.stderr == ""

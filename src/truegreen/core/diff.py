@@ -6,8 +6,8 @@ reads, refused programs), its outcome; the listeners its processes opened. Its t
 every run of the directory: a test's seconds in each run are one sample, and a test is slower
 only when both sides hold enough samples and the medians differ by a ratio and a floor.
 
-What the stream does not record is not compared: an allowed connection, an allowed write and
-an environment variable read are not events (see docs/diff.md).
+What the stream does not record is not compared: an allowed connection and an allowed write
+are not events, nor is a child process's environment read (see docs/diff.md).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("network", "network targets"),
     ("writes", "writes"),
     ("reads", "reads"),
+    ("env", "environment variables read"),
 )
 
 # What --fail-on accepts, and what each gates on.
@@ -37,6 +38,7 @@ GATES: dict[str, str] = {
     "new-network": "a test reaches a network target it did not",
     "new-writes": "a test writes where it did not (as the write guard reports)",
     "new-reads": "a test reads where it did not (as the read guard reports)",
+    "new-env": "the suite reads an environment variable no test of the base read",
     "slower": "a test, or the suite, is slower beyond the ratio and the floor",
     "removed-tests": "a test of the base run is not in the head run",
 }
@@ -103,6 +105,8 @@ def side(chosen: list[Run], every: list[Run]) -> Side:
                     result.seen["network"][test].add(f"{operation} {_target(target)}")
                 elif kind in ("write", "read"):
                     result.seen[kind + "s"][test].add(f"{operation} {target}")
+            elif event == events.ENV_READS:
+                result.seen["env"][test].update(record["names"])
             elif event == events.LISTEN:
                 ports.add((record["protocol"], record["port"], record["pid"]))
     result.listeners = len(ports)
@@ -227,6 +231,9 @@ def gated(data: dict[str, Any], gates: list[str]) -> dict[str, int]:
         "new-network": sum(len(v) for v in data["network"]["new"].values()),
         "new-writes": sum(len(v) for v in data["writes"]["new"].values()),
         "new-reads": sum(len(v) for v in data["reads"]["new"].values()),
+        # in total: a name read once per process (a cached setting) is read by whichever test
+        # came first, which moves when the order is shuffled
+        "new-env": len(data["env"]["total"]["new"]),
         "slower": len(data["slower"]["tests"]) + (1 if data["slower"]["suite"] else 0),
         "removed-tests": len(data["tests"]["removed"]),
     }

@@ -31,9 +31,11 @@ VIOLATION = "violation"
 SPAWN = "spawn"
 UNGUARDED = "unguarded"
 LISTEN = "listen"
+ENV_READS = "env_reads"
 
 # The JSON types a field may hold; "number" is an int or a float, never a bool.
 STR, INT, NUMBER, BOOL = "string", "int", "number", "bool"
+STRS = "list of strings"
 
 
 class Field:
@@ -55,6 +57,8 @@ class Field:
         kind = type(value)
         if self.type == NUMBER:
             return kind is float or kind is int
+        if self.type == STRS:
+            return kind is list and all(type(item) is str for item in value)  # type: ignore[attr-defined]
         return kind is {STR: str, INT: int, BOOL: bool}[self.type]
 
     def expected(self) -> str:
@@ -138,6 +142,11 @@ KINDS: dict[str, Kind] = {
         Kind(LISTEN, "a Python process of the run started listening (for "
              '`network = "owned"`)',
              Field("protocol", STR, "`tcp` or `udp`"), Field("port", INT), Field("pid", INT)),
+        Kind(ENV_READS, "the environment variables a test read (with the guards and the "
+             "metrics on; in the pytest process, not its children)", _t(), _test(),
+             Field("names", STRS, "their names, set or not, sorted, never a value; the "
+                   "variables every process reads (`PATH`, `HOME`, `TMPDIR`, `PYTHON*`, ...) "
+                   "and pytest's own left out")),
     )
 }  # fmt: skip
 
