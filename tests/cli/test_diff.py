@@ -197,6 +197,25 @@ def test_tests_added_removed_and_outcomes_changed(
     assert "outcomes changed (1)\n  t.py::a: passed -> failed\n" in out
 
 
+def test_all_runs_takes_a_directory_s_shards_as_one_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, head = tmp_path / "base", tmp_path / "head"
+    _run(base, 1, ("t.py::a", 0.1, []))  # shard 1 of 2
+    _run(base, 2, ("t.py::b", 0.1, [_spawn("git", "init")]))  # shard 2 of 2
+    listen = {"event": "listen", "protocol": "tcp", "port": 8080, "pid": 10}
+    _run(head, 1, ("t.py::a", 0.1, []), ("t.py::b", 0.1, [_spawn("git", "init")]), tail=[listen])
+    _, data = _diff(capsys, str(base), str(head))
+    assert data["tests"] == {"added": ["t.py::a"], "removed": []}  # the latest shard only
+    _, data = _diff(capsys, str(base), str(head), "--all-runs")
+    assert data["base"]["runs"] == ["20261202T000001Z-abcdef", "20261202T000002Z-abcdef"]
+    assert data["tests"] == {"added": [], "removed": []}
+    assert data["programs"]["new"] == {}
+    assert data["listeners"] == {"base": 0, "head": 1}
+    main(["diff", str(base), str(head), "--all-runs"])
+    assert "listening sockets opened\n  0 -> 1\n" in capsys.readouterr().out
+
+
 def test_a_test_slower_beyond_the_ratio_and_floor_with_three_runs_a_side(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
