@@ -21,6 +21,33 @@ def test_reads_nothing():
 CANARY = "canary-5f1e2d"
 
 
+GIT_SUITE = """
+import subprocess
+
+def test_commits(tmp_path):
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "commit", "-q", "--allow-empty", "-m", "x"])
+"""
+
+
+def test_the_guards_own_reads_are_not_the_test_s(pytester: pytest.Pytester) -> None:
+    """The spawn guard reads the git identity variables to tell an anonymous commit; those
+    reads are truegreen's, not the test's, and the stream does not count them.
+
+    Ablation: replace `environ is not _ENVIRON or muted()` with `environ is not _ENVIRON` in
+    `src/truegreen/plugin/ambient.py`."""
+    pytester.makepyfile(test_suite=GIT_SUITE)
+    pytester.runpytest_subprocess(
+        "--truegreen-metrics=metrics", "-p", "no:randomly"
+    ).assert_outcomes(passed=1)
+    records = [json.loads(line) for p in (pytester.path / "metrics").rglob("*.jsonl")
+               for line in p.read_text().splitlines()]  # fmt: skip
+    spawns = [r for r in records if r["event"] == "spawn" and r["verb"] == "commit"]
+    assert [s.get("anonymous") for s in spawns] == [True]  # premise: the identity was checked
+    reads = [r["names"] for r in records if r["event"] == "env_reads"]
+    assert reads == []
+
+
 def test_each_test_s_variable_names_are_recorded_never_a_value(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
