@@ -22,10 +22,10 @@ EXAMPLE = """\
   pytest --truegreen-metrics=.metrics-head   # on the branch
   truegreen diff .metrics-base .metrics-head
   # in CI: the step summary, failing on a new program or network target
-  truegreen diff base/ head/ --format markdown --fail-on new-programs,new-network \\
-      >> "$GITHUB_STEP_SUMMARY"
+  truegreen diff base/ head/ --format markdown \\
+      --fail-on new-programs,new-network >> "$GITHUB_STEP_SUMMARY"
   # slower tests need 3 runs a side: run the suite 3 times into each directory
-  truegreen diff base/ head/ --slower-ratio 2 --slower-floor 0.2 --fail-on slower
+  truegreen diff base/ head/ --slower-ratio 2 --fail-on slower
 """
 
 
