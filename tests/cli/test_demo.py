@@ -215,7 +215,7 @@ def test_list_names_every_section_in_order(capsys: pytest.CaptureFixture[str]) -
     ("words", "message"),
     [
         (["nope"], "truegreen: error: truegreen demo: expected sections among hermetic, "
-                   "guards, hints, audit, ablate, leaks, flakes, run, shards (got 'nope'); "
+                   "guards, hints, audit, ablate, leaks, flakes, run, shards, diff (got 'nope'); "
                    "truegreen demo --list describes them"),
         (["--list", "guards"], "truegreen: error: truegreen demo --list takes no SECTION "
                                "(got 'guards')"),
