@@ -55,6 +55,8 @@ def test_the_time_of_a_kind_this_version_does_not_define_is_still_checked() -> N
         ({"event": "listen", "protocol": "tcp", "port": 8.0, "pid": 1},
          "listen: field 'port': expected int, found float 8.0"),
         ({"t": 1.0}, "expected an 'event' naming the kind of record, found None"),
+        ({"event": "env_reads", "t": 1.0, "test": "t", "names": ["A", 1]},
+         "env_reads: field 'names': expected list of strings, found list ['A', 1]"),
     ],
 )  # fmt: skip
 def test_a_missing_or_mistyped_field_is_named(record: dict[str, Any], expected: str) -> None:
@@ -66,7 +68,7 @@ def test_every_kind_the_docs_list_has_a_name_constant() -> None:
         events.PROCESS, events.SESSION_START, events.SESSION_END, events.TEST_START,
         events.TEST_END, events.PHASE, events.FIXTURE, events.FIXTURE_TEARDOWN, events.VIOLATION,
         events.SPAWN,
-        events.UNGUARDED, events.LISTEN,
+        events.UNGUARDED, events.LISTEN, events.ENV_READS,
     }  # fmt: skip
     assert set(events.KINDS) == names
     assert events.header(1.0, 2, 3, "child") == {

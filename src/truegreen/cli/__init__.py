@@ -148,6 +148,7 @@ VERBS = (
     "audit",
     "collect-gate",
     "demo",
+    "diff",
     "docs-check",
     "doctor",
     "env-inventory",

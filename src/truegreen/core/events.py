@@ -31,6 +31,7 @@ VIOLATION = "violation"
 SPAWN = "spawn"
 UNGUARDED = "unguarded"
 LISTEN = "listen"
+ENV_READS = "env_reads"
 
 # The JSON types a field may hold; "number" is an int or a float, never a bool, and always
 # finite (JSON has no NaN, but Python's json reads one). The last four are a shard
@@ -236,6 +237,11 @@ KINDS: dict[str, Kind] = {
              '`network = "owned"`)',
              Field("protocol", STR, "`tcp` or `udp`", choices=("tcp", "udp")),
              Field("port", INT, minimum=0, maximum=65535), _pid()),
+        Kind(ENV_READS, "the environment variables a test read (with the guards and the "
+             "metrics on; in the pytest process, not its children)", _t(), _test(),
+             Field("names", STRINGS, "their names, set or not, sorted, never a value; the "
+                   "variables every process reads (`PATH`, `HOME`, `TMPDIR`, `PYTHON*`, ...) "
+                   "and pytest's own left out")),
     )
 }  # fmt: skip
 

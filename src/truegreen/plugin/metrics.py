@@ -24,7 +24,7 @@ from truegreen.core import events, protocol
 from truegreen.core.metrics import RUN_ID, new_run_id
 from truegreen.guards.hook import quiet
 from truegreen.guards.violations import StreamWriter
-from truegreen.plugin.stash import METRICS_RUN_DIR_KEY, per_test
+from truegreen.plugin.stash import METRICS_EMIT_KEY, METRICS_RUN_DIR_KEY, per_test
 
 # The per-test records are written for every test of the run, so they are formatted here
 # rather than through json.dumps (a new encoder per call, a dict per record): only strings
@@ -79,6 +79,7 @@ class MetricsPlugin:
         config.stash[METRICS_RUN_DIR_KEY] = str(self.directory)  # for the guards' children
         path = self.directory / f"{self.role}-{os.getpid()}.jsonl"
         self.writer = StreamWriter(str(path), self.role, self.run)
+        config.stash[METRICS_EMIT_KEY] = self.emit
 
     @classmethod
     def register(cls, config: pytest.Config, directory: str) -> None:
