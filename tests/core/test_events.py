@@ -56,7 +56,7 @@ def test_the_time_of_a_kind_this_version_does_not_define_is_still_checked() -> N
          "listen: field 'port': expected int, found float 8.0"),
         ({"t": 1.0}, "expected an 'event' naming the kind of record, found None"),
         ({"event": "env_reads", "t": 1.0, "test": "t", "names": ["A", 1]},
-         "env_reads: field 'names': expected list of strings, found list ['A', 1]"),
+         "env_reads: field 'names'[1]: expected string, found int 1"),
     ],
 )  # fmt: skip
 def test_a_missing_or_mistyped_field_is_named(record: dict[str, Any], expected: str) -> None:
