@@ -115,13 +115,19 @@ def _count(find: Callable[[str, str], list[object]], source: str, snippet: str) 
         return 0
 
 
-_LIBRARY = re.compile(r"[/\\](?:site-packages|dist-packages|python\d+\.\d+|Lib)[/\\](.+)$")
+_LIBRARIES = (
+    re.compile(r"[/\\](?:site-packages|dist-packages)[/\\](.+)$"),
+    re.compile(r"[/\\](?:python\d+\.\d+|Lib)[/\\](.+)$"),
+)
 
 
 def _short(path: str) -> str:
     """A library file as its import path shows it: ``json/decoder.py``."""
-    found = _LIBRARY.search(path)
-    return found.group(1).replace("\\", "/") if found else path
+    for pattern in _LIBRARIES:
+        found = pattern.search(path)
+        if found:
+            return found.group(1).replace("\\", "/")
+    return path
 
 
 def _relative(path: str, root: str) -> str:
