@@ -104,7 +104,7 @@ def test_a_guard_and_raise_that_occur_twice_give_no_claim_and_say_why() -> None:
 def test_an_exception_not_raised_by_a_project_raise_gives_no_claim(
     line: int, kind: str, path: str, why: str
 ) -> None:
-    """Ablation: replace `if not isinstance(statement, ast.Raise):` with `if False:` in
+    """Ablation: replace `not isinstance(statement, ast.Raise)` with `False` in
     `src/truegreen/core/discovery.py`."""
     frames = (Frame("/p/tests/test_x.py", 3, TEST), Frame("/p/app/core.py", 9, PROJECT))
     if kind != PROJECT:
@@ -118,7 +118,9 @@ def test_an_exception_not_raised_by_a_project_raise_gives_no_claim(
 
 
 def test_an_exception_of_the_test_itself_gives_no_claim() -> None:
-    caught = Caught("tests/test_x.py::test_x", "ValueError", (Frame("/p/tests/test_x.py", 4, TEST),))
+    caught = Caught(
+        "tests/test_x.py::test_x", "ValueError", (Frame("/p/tests/test_x.py", 4, TEST),)
+    )
     found = derive(caught, lambda wanted: SOURCE, ROOT)
     assert found.claim is None
     assert found.why == (
@@ -127,12 +129,13 @@ def test_an_exception_of_the_test_itself_gives_no_claim() -> None:
 
 
 def test_test_paths() -> None:
-    assert is_test_path("tests/helpers.py") and is_test_path("pkg/test_x.py")
-    assert is_test_path("conftest.py") and is_test_path("pkg/x_test.py")
+    for path in ("tests/helpers.py", "pkg/test_x.py", "conftest.py", "pkg/x_test.py"):
+        assert is_test_path(path), path
     assert not is_test_path("src/pkg/testing_tools.py")
 
 
 # -- records ----------------------------------------------------------------------------
+
 
 def _claims(source: str) -> list[Claim]:
     """The claims of a test file's records, without where the record stands."""
@@ -152,7 +155,8 @@ RECORD = "Ablation: replace `raw is None` with `False` in `app/core.py`."
         ),
         (
             'def test_x():\n    """Proves it.\n\n    More.\n    """\n    assert 1\n',
-            f'def test_x():\n    """Proves it.\n\n    More.\n\n    {RECORD}\n    """\n    assert 1\n',
+            f'def test_x():\n    """Proves it.\n\n    More.\n\n    {RECORD}\n    """\n'
+            "    assert 1\n",
         ),
         (
             "def test_x():\n    assert 1  # a comment\n",
@@ -185,7 +189,7 @@ def test_a_method_and_a_backslash_in_a_snippet() -> None:
 
 
 def test_a_claim_the_test_already_records_is_not_added_again() -> None:
-    """Ablation: replace `if not wanted:` with `if False:` in `src/truegreen/core/discovery.py`."""
+    """Ablation: replace `not wanted` with `False` in `src/truegreen/core/discovery.py`."""
     once = add_records('def test_x():\n    """Doc."""\n', "tests/test_x.py", "test_x", [CLAIM])
     assert once.count("Ablation:") == 1  # premise: the first write added it
     assert add_records(once, "tests/test_x.py", "test_x", [CLAIM]) == once
@@ -201,7 +205,7 @@ def test_a_claim_the_test_already_records_is_not_added_again() -> None:
     ids=["one-line-def", "single-quoted", "no-such-test"],
 )
 def test_a_record_that_cannot_be_written_safely_is_refused(source: str, why: str) -> None:
-    """Ablation: replace `if first.lineno == node.lineno:` with `if False:` in
+    """Ablation: replace `first.lineno == node.lineno` with `False` in
     `src/truegreen/core/discovery.py`."""
     assert "def test_" in source  # premise: a test file's source
     with pytest.raises(NotWritten) as caught:

@@ -246,6 +246,7 @@ def _table(found: Discovery) -> None:
             print(f"  {why}")
     print(
         f"{len(found.negative)} negative tests (of {found.trace.passed} passing), "
-        f"{len(outcomes)} claims derived" + (f": {_counts(outcomes)}" if outcomes else "")
+        f"{len(outcomes)} claims derived"
+        + (f": {_counts(outcomes)}" if outcomes else "")
         + f", {len(missing)} caught exceptions with no claim"
     )

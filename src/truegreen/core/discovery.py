@@ -213,15 +213,12 @@ def _function(tree: ast.Module, name: str) -> Optional[ast.AST]:
     """The test function (``test_x``) or method (``TestX::test_x``) named ``name``."""
     scope: list[ast.stmt] = tree.body
     found: Optional[ast.AST] = None
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for part in name.split("::"):
-        found = next(
-            (n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                ast.ClassDef)) and n.name == part),
-            None,
-        )  # fmt: skip
-        if found is None:
+        node = next((n for n in scope if isinstance(n, kinds) and n.name == part), None)
+        if node is None:
             return None
-        scope = found.body  # type: ignore[attr-defined]
+        found, scope = node, node.body
     return found
 
 
@@ -279,7 +276,7 @@ def add_records(source: str, prefix: str, function: str, claims: list[Claim]) ->
     if before.strip():  # the closing quotes follow text: they go to a line of their own
         new = [before + newline, newline, *added, indent + after]
     else:
-        new = ([] if end_line > first.lineno and not lines[end_line - 2].strip() else [newline])
+        new = [] if end_line > first.lineno and not lines[end_line - 2].strip() else [newline]
         new += [*added, last]
     lines[end_line - 1 : end_line] = new
     return _checked("".join(lines), prefix, nodeid, wanted)

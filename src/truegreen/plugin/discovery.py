@@ -51,7 +51,7 @@ def _catcher_files() -> set[str]:
     forms of ``pytest.raises`` and ``assertRaises``."""
     import unittest.case
 
-    files = set()
+    files: set[str] = set()
     for module in (unittest.case, sys.modules.get("_pytest.python_api"),
                    sys.modules.get("_pytest.raises")):  # fmt: skip
         filename = getattr(module, "__file__", None)
@@ -67,11 +67,10 @@ class Tracer:
         self.root = os.path.realpath(config.rootpath)
         self.out = out
         self.settrace = config.getoption(METHOD_OPTION) == "settrace"
-        self.catchers = _catcher_files()
+        self.catchers = _catcher_files()  # as code objects name them, and real paths
         self.tests: set[str] = set()  # the collected test modules
         self.kinds: dict[str, str] = {}
         self.caught: list[tuple[BaseException, Optional[TracebackType]]] = []
-        self.catcher_names: set[str] = set()
         self.found: dict[str, list[dict[str, Any]]] = {}
         self.failed: set[str] = set()
         self.passed: set[str] = set()
@@ -107,7 +106,7 @@ class Tracer:
         return PROJECT
 
     def catches(self, filename: str) -> bool:
-        return filename in self.catcher_names or self.kind(filename) == TEST
+        return filename in self.catchers or self.kind(filename) == TEST
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -115,7 +114,6 @@ class Tracer:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         self.tests = {os.path.realpath(item.path) for item in items}
         self.kinds.clear()
-        self.catcher_names = set(self.catchers)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
@@ -158,6 +156,8 @@ class Tracer:
             filename = tb.tb_frame.f_code.co_filename
             frames.append([os.path.realpath(filename), tb.tb_lineno, self.kind(filename)])
             tb = tb.tb_next
+        if len(frames) > 41:  # a deep recursion: the catcher, and the innermost frames
+            frames = frames[:1] + frames[-40:]
         return {"type": type(exc).__name__, "frames": frames}
 
     def _seen(self, exc: BaseException, tb: Optional[TracebackType]) -> None:
@@ -174,7 +174,7 @@ class Tracer:
         return self._settrace()
 
     def _monitor(self) -> Callable[[], None]:  # Python 3.12+
-        monitoring: Any = getattr(sys, "monitoring")
+        monitoring: Any = getattr(sys, "monitoring")  # noqa: B009 (not in typeshed's 3.9)
         tool = next((t for t in (4, 3, 2) if monitoring.get_tool(t) is None), None)
         if tool is None:  # every free tool id taken (coverage, a debugger, a profiler)
             return self._settrace()
