@@ -69,7 +69,11 @@ def add_parser(verbs: Any) -> None:
         "claim holds), survived (all passed: the test cannot see the gate), broken (the run "
         "proves nothing), timeout, stale (the snippet matches nothing), ambiguous (several "
         "places), premise-failed. With --records, every `Ablation:` record in the test "
-        "files' docstrings and comments, each claim singly. The file is never written.",
+        "files' docstrings and comments, each claim singly. With --discover, no records: one "
+        "traced run finds the raise each passing test caught, and each becomes a claim (its "
+        "`if` condition made False, or the raise deleted); --write-records then adds the killed "
+        "ones to the tests' docstrings, the only time ablate writes a file. Otherwise the file "
+        "is never written.",
         example=EXAMPLE,
     )
     parser.add_argument("path", nargs="?", help="the file to ablate (single mode)")
