@@ -98,8 +98,11 @@ def test_a_guard_and_raise_that_occur_twice_give_no_claim_and_say_why() -> None:
          "app/core.py:9"),
         (5, DEPENDENCY, "/v/lib/python3.11/site-packages/yaml/parser.py",
          "ValueError raised in a dependency (yaml/parser.py:5), called from app/core.py:9"),
+        (322, STDLIB, "<frozen codecs>",
+         "ValueError raised in the standard library (<frozen codecs>:322), called from "
+         "app/core.py:9"),
     ],
-    ids=["subscript", "stdlib", "dependency"],
+    ids=["subscript", "stdlib", "dependency", "frozen"],
 )  # fmt: skip
 def test_an_exception_not_raised_by_a_project_raise_gives_no_claim(
     line: int, kind: str, path: str, why: str

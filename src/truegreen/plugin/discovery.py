@@ -154,7 +154,8 @@ class Tracer:
         frames = []
         while tb is not None:
             filename = tb.tb_frame.f_code.co_filename
-            frames.append([os.path.realpath(filename), tb.tb_lineno, self.kind(filename)])
+            path = filename if filename.startswith("<") else os.path.realpath(filename)
+            frames.append([path, tb.tb_lineno, self.kind(filename)])
             tb = tb.tb_next
         if len(frames) > 41:  # a deep recursion: the catcher, and the innermost frames
             frames = frames[:1] + frames[-40:]
