@@ -41,7 +41,7 @@ def test_discover_derives_runs_and_explains(
     assert claims == {
         ("test_missing_is_refused", "raw is None", "False", "app/core.py:6"): "killed",
         ("test_anything_goes_wrong", "raw is None", "False", "app/core.py:6"): "survived",
-        ("test_levels", "level < 0", "False", "app/core.py:12"): "killed",
+        ("test_levels", 'raise ValueError("negative")', None, "app/core.py:12"): "killed",
         ("test_levels", "level > 9", "False", "app/core.py:15"): "killed",
         ("TestRefusal::test_refuse", 'raise PermissionError("no")', None, "app/core.py:28"):
             "killed",
@@ -120,4 +120,19 @@ def test_discover_usage_errors_are_one_line(
     assert capsys.readouterr().err == (
         "truegreen: error: truegreen ablate: expected --discover [PATHS] alone, found it with "
         "PATH, --test, --records or --changed-since\n"
+    )
+
+
+def test_a_tracing_run_that_passes_nothing_is_one_usage_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `not document["passed"]` with `False` in
+    `src/truegreen/runner/discovery.py`."""
+    (project / "tests" / "test_core.py").write_text("import no_such_module\n")
+    assert not list(project.rglob("no_such_module*"))  # premise: the import cannot succeed
+    assert main(["ablate", "--discover", "tests"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (
+        "truegreen: error: truegreen ablate --discover: expected the tracing run to pass at "
+        "least one test, found none (exit 2): ERROR tests/test_core.py"
     )

@@ -45,8 +45,20 @@ def loud():
 
 def index(t):
     return t[0]
-"""
 
+
+def positive(n):
+    if n < 0:
+        raise ValueError("negative")
+    return n
+
+
+def other(n):
+    if n > 9:
+        raise ValueError("negative")
+    else:
+        raise ValueError("negative")
+"""
 
 def _derive(line: int, kind: str = PROJECT, path: str = "/p/app/core.py", source: str = SOURCE):
     frames = (Frame("/p/tests/test_x.py", 3, TEST), Frame(path, line, kind))
@@ -58,16 +70,35 @@ def _derive(line: int, kind: str = PROJECT, path: str = "/p/app/core.py", source
     return derive(caught, read, ROOT)
 
 
-def test_a_raise_in_an_if_replaces_its_condition() -> None:
-    found = _derive(3)
-    assert found.claim == Claim("tests/test_x.py::test_x", "app/core.py", "raw is None", "False", 0)
-    assert (found.where, found.raise_text) == ("app/core.py:3", 'raise ValueError("missing")')
+def test_a_raise_in_an_if_without_else_replaces_its_condition() -> None:
+    found = _derive(27)
+    assert found.claim == Claim("tests/test_x.py::test_x", "app/core.py", "n < 0", "False", 0)
+    assert (found.where, found.raise_text) == ("app/core.py:27", 'raise ValueError("negative")')
 
 
-def test_a_raise_in_an_else_makes_its_condition_true() -> None:
-    found = _derive(7)
+@pytest.mark.parametrize(("line", "raised"), [(3, 'raise ValueError("missing")'),
+                                              (7, 'raise TypeError("not None")')],
+                         ids=["if-with-else", "in-the-else"])  # fmt: skip
+def test_a_raise_whose_guard_would_divert_to_another_branch_is_deleted(
+    line: int, raised: str
+) -> None:
+    """The guard made False (or True) would run the other branch, which may raise too.
+
+    Ablation: replace `guarded and branch == "body" and not getattr(parent, "orelse", None)`
+    with `guarded` in `src/truegreen/core/discovery.py`."""
+    assert "else:" in SOURCE.split("def twice")[0]  # premise: parse's if has an else
+    found = _derive(line)
     assert found.claim is not None
-    assert (found.claim.snippet, found.claim.new) == ('raw == ""', "True")
+    assert (found.claim.snippet, found.claim.new) == (raised, None)
+
+
+def test_a_raise_that_occurs_twice_falls_back_to_its_guard() -> None:
+    found = _derive(33)
+    assert found.claim is not None
+    assert (found.claim.snippet, found.claim.new) == ("n > 9", "False")
+    found = _derive(35)
+    assert found.claim is not None
+    assert (found.claim.snippet, found.claim.new) == ("n > 9", "True")
 
 
 def test_an_unconditional_raise_is_deleted() -> None:

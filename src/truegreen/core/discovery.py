@@ -6,10 +6,12 @@ as the project's own source, a test file, the standard library or a dependency. 
 caught exception becomes a claim, or the reason it cannot:
 
 - raised by a ``raise`` statement in the project's source, directly in the body of an
-  ``if``: replace the ``if``'s condition with ``False`` (``True`` for a raise in its
-  ``else``), so the guard never fires;
-- a ``raise`` with no ``if`` around it (or whose condition is not an exactly-once
-  expression of its file): delete the ``raise`` statement;
+  ``if`` with no ``else``: replace the ``if``'s condition with ``False``, so the guard
+  never fires and the code goes on after it;
+- any other ``raise`` (no ``if`` around it, or an ``if`` with an ``else`` that the guard
+  made False would run instead, or a guard that is not an exactly-once expression of its
+  file): delete the ``raise`` statement; failing that, the guard (``True`` for a raise in
+  the ``else``);
 - anything else is not derivable: the exception came from the standard library, from a
   dependency, from a line of the project that is not a ``raise`` (a subscript, a call into
   a builtin), or from the test's own code; or neither anchor occurs exactly once.
@@ -171,19 +173,29 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
                        f"{caught.type} not raised by a raise statement: {where} `{shown}`",
                        where)  # fmt: skip
     parent, branch = _parent(tree, statement)
-    tried = []
-    if isinstance(parent, ast.If) and branch in ("body", "orelse"):
-        guard = squash(ast.get_source_segment(source, parent.test) or "")
-        count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
-        if count == 1 and quotable(guard):
-            new = "False" if branch == "body" else "True"
-            return Derived(caught, Claim(caught.test, path, guard, new, 0), "", where, text)
-        tried.append(f"the guard `{guard}` occurs {count} times" if count != 1
-                     else f"the guard `{guard}` cannot be quoted")  # fmt: skip
-    count = _count(find_statements, source, text)  # type: ignore[arg-type]
-    if count == 1 and quotable(text):
-        return Derived(caught, Claim(caught.test, path, text, None, 0), "", where, text)
-    tried.append(f"`{text}` occurs {count} times" if count != 1 else f"`{text}` cannot be quoted")
+    condition = parent.test if isinstance(parent, ast.If) else None
+    guarded = condition is not None and branch in ("body", "orelse")
+    # The guard made False skips the raise and goes on after the `if`; with an `else` (or
+    # for a raise in the `else`) it would run the other branch instead, which may raise
+    # too: then the raise itself is deleted, and the guard is the last resort.
+    alone = guarded and branch == "body" and not getattr(parent, "orelse", None)
+    tried: list[str] = []
+    order = ("guard", "raise") if alone else ("raise", "guard") if guarded else ("raise",)
+    for anchor in order:
+        if anchor == "guard" and condition is not None:
+            guard = squash(ast.get_source_segment(source, condition) or "")
+            count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
+            if count == 1 and quotable(guard):
+                new = "False" if branch == "body" else "True"
+                return Derived(caught, Claim(caught.test, path, guard, new, 0), "", where, text)
+            tried.append(f"the guard `{guard}` occurs {count} times" if count != 1
+                         else f"the guard `{guard}` cannot be quoted")  # fmt: skip
+        else:
+            count = _count(find_statements, source, text)  # type: ignore[arg-type]
+            if count == 1 and quotable(text):
+                return Derived(caught, Claim(caught.test, path, text, None, 0), "", where, text)
+            tried.append(f"`{text}` occurs {count} times" if count != 1
+                         else f"`{text}` cannot be quoted")  # fmt: skip
     why = f"no exactly-once anchor at {where}: " + "; ".join(tried)
     return Derived(caught, None, why, where, text)
 

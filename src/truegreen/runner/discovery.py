@@ -29,7 +29,7 @@ class Trace:
 def trace(paths: Sequence[str], timeout: float, *, settrace: bool = False) -> Trace:
     """Run the tests of ``paths`` once, tracing (with ``settrace``, by ``sys.settrace`` even
     where ``sys.monitoring`` is); a :class:`UsageError` when the run says nothing (it did not
-    start, or timed out)."""
+    start, timed out, or passed no test)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="truegreen-discover-") as tmp:
         out = os.path.join(tmp, "trace.json")
@@ -52,6 +52,11 @@ def trace(paths: Sequence[str], timeout: float, *, settrace: bool = False) -> Tr
             )
         with open(out, encoding="utf-8") as handle:
             document = json.load(handle)
+        if not document["passed"]:
+            raise UsageError(
+                "truegreen ablate --discover: expected the tracing run to pass at least one "
+                f"test, found none (exit {done.status}): {done.last_line()}"
+            )
     caught = tuple(
         Caught(entry["test"], one["type"], tuple(Frame(*frame) for frame in one["frames"]))
         for entry in document["tests"]
