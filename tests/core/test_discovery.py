@@ -60,6 +60,7 @@ def other(n):
         raise ValueError("negative")
 """
 
+
 def _derive(line: int, kind: str = PROJECT, path: str = "/p/app/core.py", source: str = SOURCE):
     frames = (Frame("/p/tests/test_x.py", 3, TEST), Frame(path, line, kind))
     caught = Caught("tests/test_x.py::test_x", "ValueError", frames)
