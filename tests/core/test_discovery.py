@@ -223,6 +223,15 @@ def test_a_method_and_a_backslash_in_a_snippet() -> None:
     assert _claims(written) == [claim]
 
 
+def test_the_same_claim_of_two_parametrized_cases_is_written_once() -> None:
+    """Ablation: replace `held.add((claim.path, claim.snippet, claim.new))` with `None` in
+    `src/truegreen/core/discovery.py`."""
+    cases = [replace(CLAIM, test=f"tests/test_x.py::test_x[{n}]") for n in (1, 2)]
+    assert cases[0] != cases[1]  # premise: two claims, one anchor
+    written = add_records('def test_x():\n    """Doc."""\n', "tests/test_x.py", "test_x", cases)
+    assert written.count("Ablation:") == 1
+
+
 def test_a_claim_the_test_already_records_is_not_added_again() -> None:
     """Ablation: replace `not wanted` with `False` in `src/truegreen/core/discovery.py`."""
     once = add_records('def test_x():\n    """Doc."""\n', "tests/test_x.py", "test_x", [CLAIM])

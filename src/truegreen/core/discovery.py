@@ -248,7 +248,11 @@ def add_records(source: str, prefix: str, function: str, claims: list[Claim]) ->
         raise NotWritten(f"{prefix}::{function}: expected a test function, found none")
     nodeid = f"{prefix}::{function}"
     held = {(c.path, c.snippet, c.new) for c in read_records(source, prefix)[0] if c.test == nodeid}
-    wanted = [c for c in claims if (c.path, c.snippet, c.new) not in held]
+    wanted = []  # each anchor once: the claims of a parametrized test's cases are the same
+    for claim in claims:
+        if (claim.path, claim.snippet, claim.new) not in held:
+            held.add((claim.path, claim.snippet, claim.new))
+            wanted.append(claim)
     if not wanted:
         return source
     lines = source.splitlines(keepends=True)
