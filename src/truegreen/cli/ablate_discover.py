@@ -12,15 +12,17 @@ a temporary file renamed over it.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
 import sys
 import tempfile
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from truegreen.core import formats
 from truegreen.core.ablation import KILLED, PASSING, SURVIVED, Verdict
@@ -35,7 +37,7 @@ def _say(line: str) -> None:
     sys.stderr.write(f"truegreen ablate --discover: {line}\n")
 
 
-def _reader() -> Any:
+def _reader() -> Callable[[str], Optional[str]]:
     cache: dict[str, Optional[str]] = {}
 
     def read(path: str) -> Optional[str]:
@@ -65,7 +67,7 @@ class Discovery:
         return next(d for d in self.derived if d.claim == claim)
 
 
-def run(args: argparse.Namespace, prepare: Any) -> int:
+def run(args: argparse.Namespace, prepare: Callable[[Claim], Union[str, Verdict]]) -> int:
     """The verb with ``--discover``; ``prepare`` is the ablated source of a claim, or its
     verdict (as ``truegreen ablate`` prepares any claim)."""
     paths = list(args.discover) or ["."]
@@ -77,10 +79,7 @@ def run(args: argparse.Namespace, prepare: Any) -> int:
     read = _reader()
     derived = [derive(caught, read, root) for caught in traced.caught]
     found = Discovery(traced, derived)
-    claims: list[Claim] = []
-    for one in derived:
-        if one.claim is not None and one.claim not in claims:
-            claims.append(one.claim)
+    claims = list(dict.fromkeys(d.claim for d in derived if d.claim is not None))
     _say(f"{len(claims)} claims derived")
     items: list[tuple[Claim, tuple[str, ...], Union[str, Verdict]]]
     items = [(c, (c.test,), prepare(c)) for c in claims]
@@ -143,9 +142,6 @@ def _write(found: Discovery) -> None:
 
 
 def _encoding(data: bytes) -> str:
-    import io
-    import tokenize
-
     try:
         return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
     except SyntaxError:
