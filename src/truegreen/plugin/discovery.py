@@ -70,6 +70,7 @@ class Tracer:
         self.catchers = _catcher_files()  # as code objects name them, and real paths
         self.tests: set[str] = set()  # the collected test modules
         self.kinds: dict[str, str] = {}
+        self.catching: dict[str, bool] = {}  # filename -> whether its frames catch for a test
         self.caught: list[tuple[BaseException, Optional[TracebackType]]] = []
         self.found: dict[str, list[dict[str, Any]]] = {}
         self.failed: set[str] = set()
@@ -114,6 +115,7 @@ class Tracer:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         self.tests = {os.path.realpath(item.path) for item in items}
         self.kinds.clear()
+        self.catching.clear()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
@@ -206,8 +208,15 @@ class Tracer:
                 self._seen(arg[1], arg[2])
             return local
 
+        known = self.catching  # called for every Python call: one lookup, most of the time
+        catches = self.catches
+
         def call(frame: FrameType, event: str, arg: Any) -> Any:
-            if event == "call" and self.catches(frame.f_code.co_filename):
+            filename = frame.f_code.co_filename
+            found = known.get(filename)
+            if found is None:
+                found = known[filename] = catches(filename)
+            if found:
                 frame.f_trace_lines = False
                 return local
             return None
