@@ -57,6 +57,9 @@ EXAMPLE = """\
   # a new pytest process a run, not a fork
   truegreen ablate --records tests/ --no-warm
   truegreen ablate --records --changed-since origin/main
+  # no records: which negative tests fail without the raise they caught
+  truegreen ablate --discover tests/ -j 2
+  truegreen ablate --discover tests/test_config.py --write-records
 """
 
 
@@ -70,7 +73,11 @@ def add_parser(verbs: Any) -> None:
         "claim holds), survived (all passed: the test cannot see the gate), broken (the run "
         "proves nothing), timeout, stale (the snippet matches nothing), ambiguous (several "
         "places), premise-failed. With --records, every `Ablation:` record in the test "
-        "files' docstrings and comments, each claim singly. The file is never written.",
+        "files' docstrings and comments, each claim singly. With --discover, no records: one "
+        "traced run finds the raise each passing test caught, and each becomes a claim (its "
+        "`if` condition made False, or the raise deleted); --write-records then adds the killed "
+        "ones to the tests' docstrings, the only time ablate writes a file. Otherwise the file "
+        "is never written.",
         example=EXAMPLE,
     )
     parser.add_argument("path", nargs="?", help="the file to ablate (single mode)")
@@ -87,6 +94,20 @@ def add_parser(verbs: Any) -> None:
         metavar="PATHS",
         default=None,
         help="run the records in these test files or directories",
+    )
+    parser.add_argument(
+        "--discover",
+        nargs="*",
+        metavar="PATHS",
+        default=None,
+        help="no records: trace one run of these tests, derive a claim from each raise a "
+        "passing test caught, and run the claims",
+    )
+    parser.add_argument(
+        "--write-records",
+        action="store_true",
+        help="with --discover: add each killed claim as an `Ablation:` record to its test's "
+        "docstring (the only time ablate writes a file)",
     )
     parser.add_argument(
         "--changed-since",
@@ -251,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.discover is not None or args.write_records:
+        return _discover(args)
     found = Found()
     plans: list[tuple[Claim, tuple[str, ...]]]
     if args.records is not None:
@@ -279,6 +302,19 @@ def _run(args: argparse.Namespace) -> int:
         _table(outcomes, found)
     never_run = len(found.unreadable) + len(found.stray)
     return 1 if failing or never_run or (args.strict and found.prose) else 0
+
+
+def _discover(args: argparse.Namespace) -> int:
+    from truegreen.cli import ablate_discover
+
+    if args.discover is None:
+        raise UsageError("truegreen ablate: --write-records goes with --discover")
+    if args.records is not None or args.path or args.test or args.changed_since:
+        raise UsageError(
+            "truegreen ablate: expected --discover [PATHS] alone, found it with PATH, --test, "
+            "--records or --changed-since"
+        )
+    return ablate_discover.run(args, lambda claim: _prepare(claim, args))
 
 
 def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:

@@ -22,6 +22,7 @@ SHARDS_VERIFY = 1
 SHARDS_PLAN = 1
 METRICS = 2  # 2: parallel_efficiency over the tests' wall clock, null for one process
 ABLATE = 1
+ABLATE_DISCOVER = 1
 LEAKS = 1
 FLAKES = 1
 DOCTOR = 1
@@ -46,6 +47,7 @@ DOCUMENTS: tuple[tuple[str, str, int], ...] = (
     ("`truegreen shards plan --format json`", FORMAT_KEY, SHARDS_PLAN),
     ("`truegreen metrics --format json`", FORMAT_KEY, METRICS),
     ("`truegreen ablate --format json`", FORMAT_KEY, ABLATE),
+    ("`truegreen ablate --discover --format json`", FORMAT_KEY, ABLATE_DISCOVER),
     ("`truegreen leaks --format json`", FORMAT_KEY, LEAKS),
     ("`truegreen flakes --format json`", FORMAT_KEY, FLAKES),
     ("`truegreen doctor --format json`", FORMAT_KEY, DOCTOR),
