@@ -175,9 +175,11 @@ class Guard:
                 self._offsets[path] = self._offsets.get(path, 0) + len(complete)
                 for line in complete.splitlines():
                     try:
-                        fresh.append(json.loads(line))
-                    except ValueError:
+                        record = json.loads(line)
+                    except (ValueError, RecursionError):  # not a record of ours: skip it
                         continue
+                    if type(record) is dict:
+                        fresh.append(record)
         for record in fresh:
             if record.get(events.EVENT) == events.LISTEN:
                 if events.problem(record) is None:
