@@ -2,9 +2,10 @@
 
 The keys table of config.md, the protocol table of architecture.md (from core/protocol.py),
 the event table of events.md (from core/events.py), the table of JSON documents and their
-versions in formats.md (from core/formats.py), the rule index in rules.md, and one page per
-audit rule in docs/rules/, each from the rule's docstring (a rule merged later appears
-without any change here; a page whose rule is gone is removed).
+versions in formats.md and the shard manifest's fields in sharding.md (from core/formats.py),
+the rule index in rules.md, and one page per audit rule in docs/rules/, each from the rule's
+docstring (a rule merged later appears without any change here; a page whose rule is gone is
+removed).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ RULES_BEGIN = "<!-- generated: rules -->"
 PROTOCOL_BEGIN = "<!-- generated: protocol -->"
 EVENTS_BEGIN = "<!-- generated: events -->"
 FORMATS_BEGIN = "<!-- generated: formats -->"
+MANIFEST_BEGIN = "<!-- generated: manifest -->"
 
 
 def keys_table() -> str:
@@ -43,8 +45,15 @@ def render(text: str) -> str:
     return _replace(text, BEGIN, keys_table())
 
 
+def _bounds(field: events.Field) -> str:
+    low, high = field.minimum, field.maximum
+    if low is None and high is None:
+        return ""
+    return f" >= {low:g}" if high is None else f" from {low:g} to {high:g}"
+
+
 def _field(field: events.Field) -> str:
-    notes = field.expected() + ("" if field.required else ", optional")
+    notes = field.expected() + _bounds(field) + ("" if field.required else ", optional")
     meaning = f": {field.meaning}" if field.meaning else ""
     return f"`{field.name}` ({notes}{meaning})".replace("|", "\\|")
 
@@ -69,6 +78,20 @@ def formats_table() -> str:
 
 def render_formats(text: str) -> str:
     return _replace(text, FORMATS_BEGIN, formats_table())
+
+
+def manifest_table() -> str:
+    rows = ["| field | type | required | meaning |", "| --- | --- | --- | --- |"]
+    for field in formats.MANIFEST_FIELDS[formats.SHARD_MANIFEST]:
+        required = "always" if field.required else "once `complete`"
+        kind = (field.expected() + _bounds(field)).replace("|", "\\|")
+        meaning = field.meaning.replace("|", "\\|")
+        rows.append(f"| `{field.name}` | {kind} | {required} | {meaning} |")
+    return "\n".join(rows)
+
+
+def render_sharding(text: str) -> str:
+    return _replace(text, MANIFEST_BEGIN, manifest_table())
 
 
 def rules_table() -> str:
@@ -114,6 +137,8 @@ def main() -> int:
     path.write_text(render_events(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "formats.md"
     path.write_text(render_formats(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = DOCS / "sharding.md"
+    path.write_text(render_sharding(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "rules.md"
     path.write_text(render_rules(path.read_text(encoding="utf-8")), encoding="utf-8")
     path = DOCS / "architecture.md"

@@ -38,6 +38,13 @@ def test_json_documents_and_their_versions_are_generated_from_the_code() -> None
     assert generate.render_formats(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
 
 
+def test_the_manifest_fields_are_generated_from_the_schema() -> None:
+    generate = _generate_module()
+    current = (ROOT / "docs" / "sharding.md").read_text(encoding="utf-8")
+    assert generate.MANIFEST_BEGIN in current  # type: ignore[attr-defined]
+    assert generate.render_sharding(current) == current, "run: python docs/generate.py"  # type: ignore[attr-defined]
+
+
 def test_rule_index_and_pages_are_generated_from_the_rules() -> None:
     generate = _generate_module()
     index = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

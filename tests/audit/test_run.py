@@ -150,7 +150,9 @@ def test_findings_are_sorted_by_path_line_and_column(tmp_path: Path) -> None:
 def test_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     project = make(tmp_path, {})
     with pytest.raises(
-        UsageError, match=r"expected PATHS to be files or directories, found '.*nowhere'$"
+        UsageError,
+        match=r"expected PATHS to be readable files or directories, found '.*nowhere' "
+        r"\(no such file or directory\)$",
     ):
         audit(project, [tmp_path / "nowhere"])
 

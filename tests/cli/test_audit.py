@@ -172,7 +172,8 @@ def test_explain_prints_the_rule_page(capsys: pytest.CaptureFixture[str]) -> Non
         (["--ignore", "sleep"], "--ignore expects comma-separated rule codes, code prefixes "
          "(TG4), rule names or ALL, found 'sleep'"),
         (["--format", "xml"], "argument --format: invalid choice: 'xml'"),
-        (["does-not-exist"], "expected PATHS to be files or directories, found 'does-not-exist'"),
+        (["does-not-exist"], "expected PATHS to be readable files or directories, found "
+         "'does-not-exist' (no such file or directory)"),
     ],
 )  # fmt: skip
 def test_usage_errors_are_one_line_and_exit_2(

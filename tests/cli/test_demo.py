@@ -44,13 +44,13 @@ def test_the_demo_runs_as_a_real_command_and_every_section_behaves(tmp_path: Pat
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    headings = [line.split(":")[0] for line in lines if re.match(r"\[\d+/9\] ", line)]
-    assert headings == [f"[{i}/9] {name}" for i, name in enumerate(NAMES, 1)]
-    assert sum(line.startswith("   -> proved: ") for line in lines) == 9
+    headings = [line.split(":")[0] for line in lines if re.match(r"\[\d+/10\] ", line)]
+    assert headings == [f"[{i}/10] {name}" for i, name in enumerate(NAMES, 1)]
+    assert sum(line.startswith("   -> proved: ") for line in lines) == 10
     closing = [line for line in lines if line.startswith("truegreen demo: all ")]
     assert len(closing) == 1
     assert re.fullmatch(
-        r"truegreen demo: all 9 sections behaved as promised \(\d+\.\ds\)\.", closing[0]
+        r"truegreen demo: all 10 sections behaved as promised \(\d+\.\ds\)\.", closing[0]
     )
     assert f"its tests run in: {install_command()}" in done.stdout
     assert list(cwd.iterdir()) == []  # the demo writes only into its own temporary directory
@@ -215,7 +215,7 @@ def test_list_names_every_section_in_order(capsys: pytest.CaptureFixture[str]) -
     ("words", "message"),
     [
         (["nope"], "truegreen: error: truegreen demo: expected sections among hermetic, "
-                   "guards, hints, audit, ablate, leaks, flakes, run, shards (got 'nope'); "
+                   "guards, hints, audit, ablate, leaks, flakes, run, shards, diff (got 'nope'); "
                    "truegreen demo --list describes them"),
         (["--list", "guards"], "truegreen: error: truegreen demo --list takes no SECTION "
                                "(got 'guards')"),
@@ -230,6 +230,20 @@ def test_a_usage_error_is_one_line_and_exit_2(
     assert (status, capsys.readouterr().err) == (2, message + "\n")
 
 
+def test_the_diff_section_names_the_program_a_flipped_default_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, lines = _play(capsys, "diff")
+    shown = [line.strip() for line in _block(lines, "diff")]
+    assert status == 0, "\n".join(lines)
+    assert shown[1] == "$ pytest --truegreen-metrics=.metrics-base changed"
+    assert shown[3] == "$ ARCHIVER_VERSION=2 pytest --truegreen-metrics=.metrics-head changed"
+    assert [re.sub(r" in \S+s$", "", line) for line in (shown[2], shown[4])] == ["1 passed"] * 2
+    assert shown[5] == "$ truegreen diff .metrics-base .metrics-head --fail-on new-programs"
+    assert "changed/test_archive.py::test_a_greeting_is_archived: + git init" in shown
+    assert "failed on: new-programs (1)" in shown
+
+
 def test_the_sample_ships_inside_the_package(tmp_path: Path) -> None:
     copy_sample(tmp_path / "greeter")
     names = sorted(
@@ -238,6 +252,7 @@ def test_the_sample_ships_inside_the_package(tmp_path: Path) -> None:
     assert names == [
         "caught/test_guards.py",
         "caught/test_settings.py",
+        "changed/test_archive.py",
         "greeter.py",
         "pyproject.toml",
         "tests/test_bad_names.py",

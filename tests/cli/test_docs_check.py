@@ -91,8 +91,8 @@ def test_a_missing_path_is_a_usage_error(
     monkeypatch.chdir(tmp_path)
     assert main(["docs-check", "nope"]) == 2
     assert capsys.readouterr().err == (
-        "truegreen: error: docs-check: expected a Markdown file or a directory, found 'nope' "
-        "(no such path); PATHS default to the working directory\n"
+        "truegreen: error: docs-check: expected a readable Markdown file or a directory, found "
+        "'nope' (no such file or directory); PATHS default to the working directory\n"
     )
 
 

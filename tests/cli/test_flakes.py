@@ -303,7 +303,8 @@ def test_an_interrupted_hunt_ends_the_pytest_it_started(tmp_path: Path) -> None:
         (["--xdist", "0"], "--xdist must be at least 1, got 0"),
         (
             ["--run-timeout", "0"],
-            "argument --run-timeout: expected a number of seconds above 0, found '0'",
+            "argument --run-timeout: expected a number of seconds above 0 and at most 604800 "
+            "(a week), found '0'",
         ),
         (["--seed", "soon"], "argument --seed: invalid int value: 'soon'"),
     ],

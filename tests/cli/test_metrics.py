@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,4 +166,111 @@ def test_a_record_not_of_the_schema_is_skipped_and_named(
     assert out.endswith(
         "note: 1 record skipped, not of the stream's schema:\n"
         f"  {stream}:3: test_end: field 't': expected number, found str 'late'\n"
+    )
+
+
+TEARDOWNS = """
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def database():
+    yield
+    time.sleep(0.06)
+
+
+@pytest.fixture
+def workdir(database):
+    yield
+    time.sleep(0.03)
+
+
+def test_first(workdir):
+    pass
+
+
+def test_last(database):
+    pass
+"""
+
+
+def test_each_fixture_teardown_is_timed_and_nested_in_its_test_teardown(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A function fixture's teardown counts in its test; the session fixture's in the last
+    test, during whose teardown pytest ended it. The trace nests each inside that teardown.
+
+    Ablation: replace `spans.get(phase, inside)` with `inside` in `src/truegreen/core/trace.py`:
+    the teardowns are kept inside their tests only, and overlap its teardown phase."""
+    pytester.makepyfile(test_teardowns=TEARDOWNS)
+    metrics = pytester.path / "metrics"
+    result = pytester.runpytest_subprocess(f"--truegreen-metrics={metrics}", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    trace = pytester.path / "trace.json"
+    capsys.readouterr()
+    assert main(["metrics", str(metrics), "--format", "json", "--trace", str(trace)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    seconds = {name: (n, s) for name, n, s in data["fixture_teardowns"]}
+    assert seconds.keys() == {"database", "workdir"}
+    assert seconds["database"][0] == seconds["workdir"][0] == 1
+    assert seconds["database"][1] >= 0.06
+    assert 0.03 <= seconds["workdir"][1] < 0.06  # its own teardown, not the session's
+    complete = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
+    for name, test in (("workdir", "test_first"), ("database", "test_last")):
+        (event,) = [e for e in complete if e["name"] == f"teardown {name}"]
+        assert event["args"]["test"] == f"test_teardowns.py::{test}"
+        (phase,) = [e for e in complete if e["cat"] == "phase" and e["name"] == "teardown"
+                    and e["args"]["test"] == event["args"]["test"]]  # fmt: skip
+        assert phase["ts"] <= event["ts"]
+        assert event["ts"] + event["dur"] <= phase["ts"] + phase["dur"]
+    assert _overlapping(complete) == []  # what a trace viewer needs to draw them as a stack
+
+
+def _overlapping(complete: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Pairs of complete events on one thread that overlap without one holding the other."""
+    found = []
+    for thread in {(e["pid"], e["tid"]) for e in complete}:
+        ordered = sorted((e for e in complete if (e["pid"], e["tid"]) == thread),
+                         key=lambda e: (e["ts"], -e["dur"]))  # fmt: skip
+        stack: list[dict[str, Any]] = []
+        for event in ordered:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= event["ts"]:
+                stack.pop()
+            if stack and event["ts"] + event["dur"] > stack[-1]["ts"] + stack[-1]["dur"]:
+                found.append((stack[-1]["name"], event["name"]))
+            stack.append(event)
+    return found
+
+
+STREAM = (
+    '{"v": 1, "event": "process", "t": 1.0, "pid": 1, "ppid": 0, "role": "session"}\n'
+    '{"event": "test_start", "t": 1.0, "test": "a"}\n'
+    '{"event": "test_end", "t": 1.5, "test": "a", "duration": 0.5}\n'
+)
+
+
+@pytest.mark.parametrize("flag", ["--html", "--durations-out", "--trace"])
+@pytest.mark.parametrize(
+    ("where", "found"),
+    [
+        ("no/such/dir/out", "No such file or directory"),
+        pytest.param("/dev/full", "No space left on device", marks=pytest.mark.platforms("linux")),
+    ],
+)  # fmt: skip
+def test_an_output_it_cannot_write_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, where: str, found: str
+) -> None:
+    """A missing directory or a full disk (`/dev/full`) ended the verb with a traceback.
+
+    Ablation: replace `OSError` with `ZeroDivisionError` in
+    `src/truegreen/cli/metrics.py`."""
+    (tmp_path / "session-1.jsonl").write_text(STREAM)
+    assert main(["metrics", str(tmp_path)]) == 0  # premise: the stream itself reads
+    capsys.readouterr()
+    target = where if where.startswith("/") else str(tmp_path / where)
+    assert main(["metrics", str(tmp_path), flag, target]) == 2
+    assert capsys.readouterr().err == (
+        f"truegreen: error: {flag} {target}: expected a file it can write, found {found}\n"
     )

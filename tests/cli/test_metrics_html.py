@@ -80,10 +80,11 @@ def test_the_timeline_loads_without_console_errors_and_draws_one_bar_per_test(
     assert re.fullmatch(
         r"outcome failed; total [\d.]+ (ms|µs|s); process session; started at [\d.]+ (ms|s); "
         r"setup [\d.]+ (ms|µs) +passed; call [\d.]+ (ms|µs) +failed; teardown [\d.]+ (ms|µs) +"
-        r"passed(; fixture \w+ \(function\) [\d.]+ (ms|µs))+",
+        r"passed(; (fixture|teardown) \w+ \(function\) [\d.]+ (ms|µs))+",
         labels["test_killed_last.py::test_many[4]"].replace("&nbsp;", " "),
     ), labels
     assert "fixture setup_cost (function)" in labels["test_killed_last.py::test_many[4]"]
+    assert "teardown setup_cost (function)" in labels["test_killed_last.py::test_many[4]"]
     # beside it: the slowest tests, the costliest files and the fixture setups
     assert "test_killed_last.py</td>" in done.stdout
     assert "setup_cost (function)" in done.stdout

@@ -82,5 +82,13 @@ def test_a_bad_os_is_a_usage_error(tree: Path, capsys: pytest.CaptureFixture[str
 def test_a_missing_path_is_a_usage_error(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["platforms", "--os", "linux", "nope"]) == 2
     assert capsys.readouterr().err == (
-        "truegreen: error: truegreen platforms: expected a file or directory, found nope\n"
+        "truegreen: error: truegreen platforms: expected a readable file or directory, found nope "
+        "(no such file or directory)\n"
     )
+
+
+def test_a_misspelt_arch_is_a_usage_error(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["platforms", "--os", "linux", "--arch", "amd46"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "found 'amd46' (did you mean 'amd64'?)" in err

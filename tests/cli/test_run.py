@@ -248,3 +248,26 @@ def test_every_files_failures_reach_the_shared_last_failed_cache(tmp_path: Path)
                             check=False)  # fmt: skip
     expected = [f"test_f{number:02}.py::test_fails" for number in range(12)]
     assert [line for line in listed.stdout.splitlines() if "::" in line] == expected
+
+
+@pytest.mark.platforms("linux")  # /proc
+def test_the_runner_itself_holds_only_the_sealed_environment(tmp_path: Path) -> None:
+    """The pytest that ``truegreen run`` starts is the runner's child: the runner's
+    ``/proc/<pid>/environ`` is the environment it was given unless it replaced itself.
+
+    Ablation: replace `sys.argv[1:2] != ["run"]` with `True` in
+    `src/truegreen/runner/selfseal.py`."""
+    machine = {**os.environ, "MYAPP_API_URL": CANARY, "GITHUB_TOKEN": CANARY}
+    (tmp_path / "test_parent.py").write_text(
+        "import os\n\n"
+        "def test_parent():\n"
+        "    with open(f'/proc/{os.getppid()}/environ', 'rb') as handle:\n"
+        "        data = handle.read()\n"
+        "    assert b'PATH=' in data  # premise: the parent's environment is readable\n"
+        f"    assert {CANARY!r}.encode() not in data\n"
+    )
+    flags = ("-q", "-p", "no:cacheprovider", "--truegreen-set", "reads=off")
+    done = truegreen_run(tmp_path, "--", *flags, env=machine)
+    assert done.returncode == 0, done.stdout + done.stderr
+    isolated = truegreen_run(tmp_path, "--isolate-files", "--", *flags, env=machine)
+    assert isolated.returncode == 0, isolated.stdout + isolated.stderr

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from truegreen.core.claims import Claim, Unreadable, read_file_records, read_records
+from truegreen.core.claims import (
+    Claim,
+    StrayRecord,
+    Unreadable,
+    read_file_records,
+    read_records,
+)
 
 SOURCE = '''
 def test_docstring():
@@ -30,12 +36,15 @@ class TestThing:
 
 
 def helper():
-    """Ablation: delete `x` in `y.py` (not a test: ignored)."""
+    """Ablation: delete `x` in `y.py` (not a test: listed as never run)."""
 '''
 
 
+HELPER_LINE = SOURCE.splitlines().index("def helper():") + 1
+
+
 def test_every_clause_is_one_claim_held_by_its_test() -> None:
-    claims, prose = read_records(SOURCE, "tests/test_x.py")
+    claims, prose, stray = read_records(SOURCE, "tests/test_x.py")
     assert claims == [
         Claim("tests/test_x.py::test_docstring", "src/app/writes.py",
               "if block: raise WriteBlocked(message)", None, 2),
@@ -47,6 +56,7 @@ def test_every_clause_is_one_claim_held_by_its_test() -> None:
     assert [(p.test, p.text) for p in prose] == [
         ("tests/test_x.py::TestThing::test_prose", "we removed the guard and watched it fail.")
     ]
+    assert stray == [StrayRecord("tests/test_x.py", HELPER_LINE, "function helper (not a test)")]
 
 
 def test_a_coding_cookie_is_honoured() -> None:
@@ -54,7 +64,7 @@ def test_a_coding_cookie_is_honoured() -> None:
         b"# -*- coding: latin-1 -*-\ndef test_caf():\n"
         b'    """Ablation: delete `x = 1` in `caf\xe9.py`."""\n'
     )
-    claims, _ = read_file_records(data, "tests/test_x.py")
+    claims, *_ = read_file_records(data, "tests/test_x.py")
     assert claims == [Claim("tests/test_x.py::test_caf", "caf\u00e9.py", "x = 1", None, 2)]
 
 

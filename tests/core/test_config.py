@@ -181,6 +181,32 @@ def test_bad_table_values_are_one_line_naming_file_key_expected_and_found(
     assert "\n" not in str(caught.value)
 
 
+NUL_TABLES: list[tuple[dict[str, Any], str]] = [
+    ({"set-env": {"A": "x\0y"}}, r"set-env: expected .*; the entry 'A' holds a NUL character"),
+    ({"set-env": {"A": "{tmp}\0"}}, r"set-env: expected .*; the entry 'A' holds a NUL character"),
+    ({"set-env": {"A\0": "x"}}, r"set-env: expected .*; the entry 'A\\x00' holds a NUL"),
+    ({"set-env": {"A=B": "x"}}, r"set-env: expected .*; the entry 'A=B' is not one"),
+    ({"timezone": "UTC\0"}, r"timezone: expected .*; 'UTC\\x00' holds a NUL character"),
+    ({"allow-writes": ["out/\0"]}, r"allow-writes: expected .*; \['out/\\x00'\] holds a NUL"),
+    ({"metrics": "m\0"}, r"metrics: expected a non-empty path; 'm\\x00' holds a NUL"),
+]
+
+
+@pytest.mark.parametrize(("table", "message"), NUL_TABLES)
+def test_a_nul_in_any_value_is_refused_where_it_is_configured(
+    table: dict[str, Any], message: str
+) -> None:
+    """A NUL cannot enter an environment, an argv or a path: it passed `doctor`, then failed
+    every test as the environment was set. It is one line naming the file, key and entry.
+
+    Ablation: replace `_strings([name, value])` with `[]` in `src/truegreen/core/config.py`.
+    """
+    with pytest.raises(ConfigError, match=message) as caught:
+        build(table, source=SOURCE)
+    assert str(caught.value).startswith(f"{SOURCE}: [tool.truegreen]")
+    assert "\n" not in str(caught.value)
+
+
 BAD_VARIABLES = [
     (
         {"TRUEGREEN_HERMETC": "0"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from truegreen.core.config import build
-from truegreen.core.hermetic import credential_family, seal_for
+from truegreen.core.hermetic import credential_family, has_password_url, seal_for
 
 CANARIES = {
     "AWS_SECRET_ACCESS_KEY": "AWS",
@@ -101,6 +101,49 @@ def test_removes_git_credentials_terminal_locale_declared_and_own_settings() -> 
         "XDG_DATA_HOME": "/h/.local/share",
         "XDG_STATE_HOME": "/h/.local/state",
     }
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "postgres://app:s3cret@db.example.invalid:5432/app",
+        "redis://:s3cret@localhost:6379/0",
+        "https://__token__:pypi-AgEI@upload.example.invalid/legacy/",
+        "mysql+pymysql://root:pa%40ss@127.0.0.1/db?charset=utf8",
+        "https://example.invalid/simple https://me:pw@private.example.invalid/simple",
+    ],
+)
+def test_a_url_with_a_password_is_a_credential(value: str) -> None:
+    assert has_password_url(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "https://example.invalid/path",
+        "postgres://app@db.example.invalid/app",
+        "http://localhost:8080/a@b",
+        "sqlite:///tmp/app.db",
+        "postgres://app:@db.example.invalid/app",
+        "user:pw@host",
+        "/usr/bin:/bin",
+    ],
+)
+def test_a_url_without_a_password_is_not(value: str) -> None:
+    assert not has_password_url(value)
+
+
+def test_a_harmless_name_holding_a_password_url_is_removed_by_value() -> None:
+    """Ablation: replace `has_password_url(value)` with `False` in
+    `src/truegreen/core/hermetic.py`."""
+    environ = {"DATABASE_URL": "postgres://u:pw@host/db", "CACHE_URL": "redis://host/0"}
+    # premise: by name alone neither variable is a credential
+    assert credential_family("DATABASE_URL") is None
+    seal = seal_for(build({}), devnull="/dev/null", windows=False)
+    assert seal.describe(environ) == {"credentials (password in a URL)": ["DATABASE_URL"]}
+    assert seal.removed(environ) == ["DATABASE_URL"]
+    kept = seal_for(build({"keep-env": ["DATABASE_URL"]}), devnull="/dev/null", windows=False)
+    assert kept.removed(environ) == []
 
 
 def test_keep_env_passes_a_credential_through() -> None:

@@ -104,6 +104,9 @@ def test_reaches_narrows_by_arch_only_when_the_lane_names_one() -> None:
         ((3,), None, r"expected a spec string such as 'linux', found 3 \(int\)"),
         ((["linux", "macos"],), None, r"found \['linux', 'macos'\] \(list\)"),
         (("linux",), 64, r"expected arch to be a string or a tuple of strings, found 64"),
+        (("linux",), "amd46", r"found 'amd46' \(did you mean 'amd64'\?\)"),
+        (("linux",), ("arm64", "x68_64"), r"found 'x68_64' \(did you mean 'x86_64'\?\)"),
+        (("linux",), "mips", r"expected arch to be one of x86_64, arm64, .*, found 'mips'\Z"),
     ],
 )
 def test_wrong_markers_are_errors_with_their_message(

@@ -28,9 +28,17 @@ def test_parse_shard(text: str, spec: ShardSpec) -> None:
     assert parse_shard(text) == spec
 
 
-@pytest.mark.parametrize("text", ["9/8", "0/2", "2", "a/b", "1/0", "-1/3", ""])
+@pytest.mark.parametrize(
+    "text", ["9/8", "0/2", "2", "a/b", "1/0", "-1/3", "", "1/1001", "1/100000000000000000000"]
+)
 def test_a_broken_shard_spec_says_what_it_expects(text: str) -> None:
-    expected = rf"^--truegreen-shard: expected K/N with 1 <= K <= N, found '{text}'$"
+    """Past 1000 shards, balancing by duration ranked a billion shards for every unit and never
+    ended: the count is bounded, as a shard beyond the count is.
+
+    Ablation: replace `1 <= k <= n <= MAX_SHARDS` with `1 <= k <= n` in
+    `src/truegreen/core/shards.py`.
+    """
+    expected = rf"^--truegreen-shard: expected K/N with 1 <= K <= N <= 1000, found '{text}'$"
     with pytest.raises(ConfigError, match=expected):
         parse_shard(text)
 
@@ -88,7 +96,8 @@ def manifest(k: int, n: int, selected: list[str], **changes: Any) -> dict[str, A
         "collected_digest": collection_digest(collected), "eligible": collected,
         "selected": selected, "units": {t: t for t in collected},
         "outcomes": dict.fromkeys(selected, "passed"), "must_run": [], "exitstatus": 0,
-        "complete": True,
+        "complete": True, "deselected": {},
+        "selection": {"args": ["tests"], "keyword": "", "markexpr": ""},
     }  # fmt: skip
     data.update(changes)
     return data
@@ -138,7 +147,12 @@ def test_verify_names_a_red_and_an_incomplete_shard() -> None:
 def test_verify_diffs_a_shard_that_collected_something_else() -> None:
     shards = good()
     other = [*shards[2]["collected"][:-1], "t.py::test_random_42"]
-    shards[2].update(collected=other, collected_digest=collection_digest(other))
+    shards[2].update(
+        collected=other,
+        collected_digest=collection_digest(other),
+        eligible=other,
+        units={t: t for t in other},
+    )
     detail = failing(check(shards))["the same tests collected everywhere"]
     assert detail.startswith("shard 2 collected a different set from shard 1")
     assert "-t.py::test_8" in detail

@@ -137,3 +137,29 @@ def test_the_run_promise_needs_the_metrics_to_count_the_same_tests() -> None:
     assert shown.lines[-1].endswith(
         "wall clock of the session: first process start to last process end"
     )
+
+
+DIFF = """\
+truegreen diff: .metrics-base (1 run a, 1 test) -> .metrics-head (1 run b, 1 test)
+
+programs: 1 test (+ new, - no longer)
+  changed/test_archive.py::test_a_greeting_is_archived: + git init
+  in total: + git init
+
+slower: not enough samples: 1 base and 1 head runs, 3 a side needed
+
+failed on: new-programs (1)
+"""
+
+
+def test_the_diff_promise_needs_the_new_program_and_the_gate() -> None:
+    green = _ran("1 passed in 0.5s", 0)
+    assert judges.diff([green, green, _ran(DIFF, 1)]).ok is True
+    ungated = DIFF.replace("\nfailed on: new-programs (1)\n", "")
+    shown = judges.diff([green, green, _ran(ungated, 0)])
+    assert (shown.ok, shown.verdict) == (
+        False,
+        "expected `changed/test_archive.py::test_a_greeting_is_archived: + git init` and "
+        "`failed on: new-programs (1)`, exit status 1; `pytest` exited 0 without it",
+    )
+    assert judges.diff([green, _ran("1 failed in 0.5s", 1), _ran(DIFF, 1)]).ok is False

@@ -29,3 +29,21 @@ def test_the_network_guard_alone_does_not_listen_to_opens() -> None:
 
 def test_the_write_guard_listens_to_opens_without_the_hints() -> None:
     assert "open" in listeners_for(guard(writes="fail", notes_reads=False))
+
+
+def test_the_os_open_wrapper_keeps_its_dir_fd_support_and_is_undone() -> None:
+    """``shutil`` decides from ``os.supports_dir_fd`` whether rmtree walks by descriptor."""
+    import os
+
+    from truegreen.guards import writes
+
+    wrapped = os.open is writes._open  # this suite runs guarded itself
+    try:
+        writes.unwrap_open()
+        assert os.open is writes._os_open
+        assert writes._open not in os.supports_dir_fd
+        writes.wrap_open()
+        assert os.open is writes._open
+        assert os.open in os.supports_dir_fd
+    finally:
+        (writes.wrap_open if wrapped else writes.unwrap_open)()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from truegreen.core import events
+from truegreen.guards.policy import Policy
+from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Spawn, Violation, from_record, header
 
 
@@ -55,3 +61,22 @@ def test_a_violation_keeps_its_mode_through_the_stream() -> None:
     plain = Violation("network", "a.py::t", "a.py::t", "connect to", "h:1", "a.py:3", True, 9)
     assert "mode" not in plain.record()
     assert not plain.warning
+
+
+def test_a_child_stream_line_that_is_no_record_is_skipped_not_fatal(tmp_path: Path) -> None:
+    """What another process of the run appended is read line by line: a line nested too deeply
+    to read, or JSON that is not an object, is skipped; the records around it still count.
+
+    Ablation: replace `(ValueError, RecursionError)` with `ValueError` in
+    `src/truegreen/guards/runtime.py`. Ablation: replace `type(record) is dict` with `True` in
+    `src/truegreen/guards/runtime.py`."""
+    violation = Violation("write", "t.py::a", "t.py::a", "open for writing", "/x", "a:1", True, 9)
+    lines = [json.dumps(header("child")), "[" * 100_000 + "]" * 100_000, "[1, 2]", "3",
+             json.dumps(violation.record())]  # fmt: skip
+    (tmp_path / "child-9.jsonl").write_text("".join(line + "\n" for line in lines))
+    with pytest.raises(RecursionError):  # premise: the deep line cannot be read
+        json.loads(lines[1])
+    guard = Guard(Policy(run_dir=str(tmp_path)), role="session")
+    fresh = guard.ingest()
+    assert [record["event"] for record in fresh] == ["process", "violation"]
+    assert [v.target for v in guard.violations] == ["/x"]

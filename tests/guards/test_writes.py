@@ -1,11 +1,14 @@
-"""The write guard's resolver: real paths remembered, forgotten where a change reaches."""
+"""The write guard's resolver: real paths remembered, forgotten where a change reaches; the
+file a sqlite connect may write."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from truegreen.guards.writes import Resolver
+import pytest
+
+from truegreen.guards.writes import Resolver, sqlite_file
 
 
 def real(path: Path) -> str:
@@ -71,3 +74,31 @@ def test_a_change_elsewhere_keeps_the_directories_it_cannot_reach(tmp_path: Path
     assert resolver(kept / "f") == real(tmp_path) + os.sep + os.path.join("kept", "f")
     resolver.forget(kept)  # premise: told about this one, it resolves it again
     assert resolver(kept / "f") == real(other / "f")
+
+
+@pytest.mark.parametrize(
+    ("database", "expected"),
+    [
+        ("/home/dev/app.db", "/home/dev/app.db"),
+        ("relative.db", "relative.db"),
+        (b"/home/dev/bytes.db", "/home/dev/bytes.db"),
+        ("file:/home/dev/app.db", "/home/dev/app.db"),
+        ("file:///home/dev/app.db?cache=shared", "/home/dev/app.db"),
+        ("file://localhost/home/dev/my%20app.db", "/home/dev/my app.db"),
+        ("file:/home/dev/app.db?mode=rw", "/home/dev/app.db"),
+        ("file:/home/dev/app.db?mode=rwc", "/home/dev/app.db"),
+        (":memory:", None),
+        ("", None),
+        ("file::memory:", None),
+        ("file::memory:?cache=shared", None),
+        ("file:shared?mode=memory&cache=shared", None),
+        ("file:/home/dev/app.db?mode=ro", None),
+        ("file:/home/dev/app.db?immutable=1", None),
+    ],
+)
+def test_the_file_a_sqlite_connect_may_write(database: object, expected: object) -> None:
+    assert sqlite_file(database) == expected
+
+
+def test_a_sqlite_path_object_names_its_file(tmp_path: Path) -> None:
+    assert sqlite_file(tmp_path / "a.db") == str(tmp_path / "a.db")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ambient_home
+from truegreen.guards.reads import is_proc_environ
 
 NO_TREE_GUARD = ("--truegreen-tree-guard=off", "-p", "no:randomly")
 
@@ -159,3 +160,80 @@ def test_python_s_own_reads_under_the_home_are_not_reported(
     out = result.stdout.str()
     assert f"{home}/.toolrc (under the real home)" in out  # premise: the home is watched
     assert "table.csv" not in out
+
+
+PROC_ENVIRON = """
+import os
+import subprocess
+import sys
+
+CANARY = "tg-canary-environ-5d1e"
+
+
+def test_reads_its_own_environment():
+    assert CANARY not in os.environ.get("GITHUB_TOKEN", "")  # the seal removed it
+    with open("/proc/self/environ", "rb") as handle:
+        assert CANARY.encode() in handle.read()  # premise: the kernel's copy still holds it
+
+
+def test_a_child_reads_its_parents_environment():
+    code = (
+        "import os; data = open(f'/proc/{os.getppid()}/environ', 'rb').read(); "
+        f"assert {CANARY!r}.encode() in data"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_reads_nothing_of_the_kind():
+    with open("/proc/self/status", "rb") as handle:
+        handle.read()
+"""
+
+
+@pytest.mark.platforms("linux")
+def test_reading_a_process_environment_is_a_read_outside_the_sandbox(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seal takes credentials out of ``os.environ``; ``/proc/<pid>/environ`` still holds
+    them, for the test and for its children (their parent's).
+
+    Ablation: replace `is_proc_environ(os.path.normpath(text))` with `False` in
+    `src/truegreen/guards/reads.py`."""
+    monkeypatch.setenv("GITHUB_TOKEN", "tg-canary-environ-5d1e")
+    project = checkout(pytester)
+    (project / "test_environ.py").write_text(PROC_ENVIRON)
+    result = run(pytester, project, "--truegreen-set", "reads=fail", "-rA")
+    # the two tests that read an environment passed their own asserts (the canary was there)
+    # and fail for the read alone
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*read: did open for reading /proc/self/environ (a process's environment, as it "
+            "was before the seal) at *test_environ.py:11",
+            '*allow-reads = ?"/proc/*/environ"? in *',
+            "*read: did open for reading /proc/*/environ (a process's environment, as it was "
+            "before the seal) at <string>:1 (in child*",
+        ]
+    )
+    out = result.stdout.str()
+    assert "AssertionError" not in out  # premise: the reads found the canary
+    assert "CalledProcessError" not in out
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/proc/self/environ", True),
+        ("/proc/thread-self/environ", True),
+        ("/proc/1234/environ", True),
+        ("/proc/self/task/77/environ", True),
+        ("/proc/1234/task/77/environ", True),
+        ("/proc/self/status", False),
+        ("/proc/environ", False),
+        ("/proc/self/fd/3/environ", False),
+        ("/home/dev/proc/self/environ", False),
+        ("/proc/sys/environ", False),
+    ],
+)
+def test_which_paths_are_a_process_environment(path: str, expected: bool) -> None:
+    assert is_proc_environ(path) is expected

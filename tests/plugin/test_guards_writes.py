@@ -326,6 +326,82 @@ def test_rmtree_inside_the_project_is_reported_with_full_paths(
     )
 
 
+def test_a_sqlite_database_in_the_real_home_is_refused_and_one_in_tmp_path_is_not(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """sqlite opens its files in C, unseen by the open event: its connect is the write.
+
+    Ablation: replace `sqlite_file(args[0])` with `None` in `src/truegreen/guards/writes.py`."""
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    pytester.makepyprojecttoml('[tool.truegreen]\nwrites = "block"\n')
+    pytester.makepyfile(
+        """
+        import sqlite3
+        from pathlib import Path
+
+        import pytest
+
+        def test_sqlite_in_tmp_path(tmp_path):
+            sqlite3.connect(tmp_path / "ok.db").execute("create table t (x)")
+            assert (tmp_path / "ok.db").exists()  # premise: a connect writes its file
+            sqlite3.connect(":memory:").close()
+            sqlite3.connect("file::memory:", uri=True).close()
+
+        @pytest.mark.truegreen_ambient
+        def test_sqlite_in_the_home():
+            try:
+                sqlite3.connect(Path.home() / "app.db").execute("create table t (x)")
+            except PermissionError:
+                pass  # swallowed: the violation still fails the test
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    assert not (home / "app.db").exists()
+    result.stdout.fnmatch_lines(
+        [f"  write: blocked open sqlite database {home}/app.db (under the real home) at *"]
+    )
+
+
+def test_os_open_with_dir_fd_is_reported_where_it_writes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A name relative to a directory descriptor is resolved through the descriptor, not
+    against the working directory (the project).
+
+    Ablation: replace `check("open for writing", path, dir_fd)` with
+    `check("open for writing", path)` in `src/truegreen/guards/writes.py`."""
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        import pytest
+
+        @pytest.mark.truegreen_ambient
+        def test_opens_at():
+            folder = os.open(Path.home(), os.O_RDONLY)
+            try:
+                os.close(os.open("at.rc", os.O_WRONLY | os.O_CREAT, dir_fd=folder))
+            except PermissionError:
+                pass
+            finally:
+                os.close(folder)
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    # premise: the name, against the working directory, is a project path and not the home's
+    assert not str(pytester.path).startswith(str(home))
+    assert not (home / "at.rc").exists()
+    assert not (pytester.path / "at.rc").exists()
+    result.stdout.fnmatch_lines(
+        [f"  write: blocked open for writing {home}/at.rc (under the real home) at *"]
+    )
+    assert 'allow-writes = ["~/at.rc"]' in result.stdout.str()
+
+
 def test_writes_during_collection_and_in_a_session_fixture_are_attributed(
     pytester: pytest.Pytester,
 ) -> None:

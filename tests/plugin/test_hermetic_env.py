@@ -188,6 +188,37 @@ def test_a_canary_in_every_credential_family_is_invisible(
     assert CANARY not in result.stdout.str()
 
 
+def test_a_password_url_under_any_name_never_reaches_the_junit_xml(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failing assertion that shows ``os.environ`` cannot put a password in a URL into the
+    report: the seal removed the variable, whatever its name.
+
+    Ablation: replace `has_password_url(value)` with `False` in
+    `src/truegreen/core/hermetic.py`."""
+    monkeypatch.setenv("DATABASE_URL", f"postgres://app:{CANARY}@db.example.invalid/app")
+    pytester.makepyfile(
+        f"""
+        import os
+
+        import pytest
+
+        def test_fails_showing_the_environment():
+            assert dict(os.environ) == {{}}
+
+        @pytest.mark.truegreen_ambient
+        def test_premise_the_url_reached_the_process():
+            assert "{CANARY}" in os.environ["DATABASE_URL"]
+        """
+    )
+    junit = pytester.path / "junit.xml"
+    result = pytester.runpytest_subprocess("-vv", f"--junitxml={junit}")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "dict(os.environ)" in junit.read_text()  # the failure's display is in the report
+    assert CANARY not in junit.read_text()
+    assert CANARY not in result.stdout.str()
+
+
 def test_keep_env_passes_a_declared_credential_through(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

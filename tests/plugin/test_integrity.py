@@ -247,16 +247,24 @@ def test_a_missing_gate_inside_a_partial_selection_still_fails(gated: pytest.Pyt
     )
 
 
+WAIVERS = {"dedicated flag": ("--truegreen-must-run=",), "set": ("--truegreen-set", "must-run=")}
+
+
+@pytest.mark.parametrize("waiver", WAIVERS.values(), ids=WAIVERS.keys())
 @pytest.mark.parametrize("xdist", [(), XDIST], ids=["one process", "xdist"])
 def test_an_empty_must_run_flag_runs_without_the_gates(
-    gated: pytest.Pytester, xdist: tuple[str, ...]
+    gated: pytest.Pytester, xdist: tuple[str, ...], waiver: tuple[str, ...]
 ) -> None:
-    """Ablation: replace `[pattern for pattern in value if pattern]` with `value` in
-    `src/truegreen/core/config.py`: the empty pattern is a configuration error."""
+    """Either flag with an empty value waives the configured gates for this run.
+
+    Ablation: replace `[pattern for pattern in value if pattern]` with `value` in
+    `src/truegreen/core/config.py`: the empty pattern is a configuration error. Ablation:
+    replace `[part.strip() for part in text.split(",") if part.strip()]` with
+    `[part.strip() for part in text.split(",")]` in `src/truegreen/core/config.py`."""
     full = gated.runpytest_subprocess(*xdist)
     assert full.ret == 1  # premise: the configured gate fails the run
     full.stdout.fnmatch_lines(["to run without the gates this once: --truegreen-must-run= (empty)"])
-    result = gated.runpytest_subprocess("--truegreen-must-run=", *xdist)
+    result = gated.runpytest_subprocess(*waiver, *xdist)
     result.assert_outcomes(passed=3, skipped=1)
     assert result.ret == 0
     result.stdout.no_fnmatch_line("FAILED GATE*")
@@ -370,3 +378,19 @@ def test_a_pass_only_on_a_rerun_is_flaky_whatever_the_rerun_plugin_says(
         ]
     )
     assert "test_steady" not in result.stdout.str().split("FLAKY", 1)[1]
+
+
+@pytest.mark.parametrize("workers", [(), XDIST], ids=["n0", "n2"])
+def test_a_rerun_test_is_counted_once_as_sealed(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """Two tests, one run twice by the rerun plugin: the hermetic line says 2 tests sealed.
+
+    Ablation: replace `self.sealed.add(nodeid)` with `self.sealed.add(str(len(self.sealed)))`
+    in `src/truegreen/plugin/hermetic.py`."""
+    pytester.makepyfile(FLAKY)
+    result = pytester.runpytest_subprocess(
+        "--truegreen-tree-guard=off", "-p", "no:randomly", "--reruns", "1", *workers
+    )
+    assert result.parseoutcomes()["rerun"] == 1  # premise: three attempts of two tests
+    result.stdout.fnmatch_lines(["hermetic: process sealed *; 2 tests sealed, each with *"])

@@ -52,12 +52,13 @@ def test_each_record_is_in_the_file_as_soon_as_it_is_made(pytester: pytest.Pytes
             with open(path, encoding="utf-8") as handle:
                 seen = [json.loads(line) for line in handle]
             last = [(r["event"], r.get("test", "").split("::")[-1], r.get("phase")) for r in seen]
-            assert last[-9:] == [
+            assert last[-10:] == [
                 ("test_start", "test_first", None),
                 ("fixture", "", None),
                 ("fixture", "test_first", None),
                 ("phase", "test_first", "setup"),
                 ("phase", "test_first", "call"),
+                ("fixture_teardown", "test_first", None),
                 ("phase", "test_first", "teardown"),
                 ("test_end", "test_first", None),
                 ("test_start", "test_second", None),

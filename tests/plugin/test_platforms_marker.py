@@ -65,8 +65,14 @@ def test_every_spec_form_on_this_host(pytester: pytest.Pytester) -> None:
             "@pytest.mark.platforms('linux', os='linux')\ndef test_x(): pass",
             "test_x.py::test_x: platforms: expected only arch=..., found os=...",
         ),
+        (
+            "@pytest.mark.platforms('linux', arch='amd46')\ndef test_x(): pass",
+            "test_x.py::test_x: platforms: expected arch to be one of x86_64, arm64, x86, arm, "
+            "ppc64le, s390x, riscv64, ppc64, loongarch64 or an alias of one, found 'amd46' "
+            "(did you mean 'amd64'?)",
+        ),
     ],
-    ids=["misspelt", "empty", "not-a-string", "stacked", "unknown-keyword"],
+    ids=["misspelt", "empty", "not-a-string", "stacked", "unknown-keyword", "misspelt-arch"],
 )
 def test_wrong_markers_are_collection_errors_never_skips(
     pytester: pytest.Pytester, source: str, message: str

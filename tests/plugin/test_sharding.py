@@ -92,7 +92,7 @@ def test_duration_mode_reads_durations_and_predicts_the_balance(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--truegreen-shard=4/3"], "--truegreen-shard: expected K/N with 1 <= K <= N, "
+        (["--truegreen-shard=4/3"], "--truegreen-shard: expected K/N with 1 <= K <= N <= 1000, "
          "found '4/3'"),
         (["--truegreen-shard=1/2", "--truegreen-shard-mode=duration",
           "--truegreen-durations=broken.json"], "broken.json: expected JSON of {node id: seconds}"),

@@ -46,7 +46,7 @@ def test_it_looks_like_python_m_pytest():
 def run_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """``main(["run", ...])`` in this process, which must not become a child subreaper: the
     orphans of every later test would be reparented to it and never reaped."""
-    monkeypatch.setattr("truegreen.cli.run.become_subreaper", lambda: False)
+    monkeypatch.setattr("truegreen.runner.procs.become_subreaper", lambda: False)
 
 
 def server_environment(home: Path, *path: Path) -> dict[str, str]:

@@ -89,7 +89,7 @@ class Project:
         if path not in self._trees:
             try:
                 self._trees[path] = ast.parse(path.read_bytes(), filename=str(path))
-            except (OSError, SyntaxError, ValueError):
+            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
                 self._trees[path] = None
         return self._trees[path]
 

@@ -16,6 +16,7 @@ from truegreen.audit import registry, scope, settings, suppressions
 from truegreen.audit.base import Finding, Project, Rule
 from truegreen.audit.engine import check_source
 from truegreen.core.errors import UsageError
+from truegreen.core.files import unreadable
 
 # Directories never audited, wherever they sit (hidden ones, .git and .tox among them, too).
 SKIPPED = frozenset({"__pycache__", "node_modules", "build", "dist", "site-packages",
@@ -62,11 +63,14 @@ def python_files(project: Project, paths: Sequence[Path]) -> list[Path]:
     excluded = tuple(project.settings.get("exclude", ()))
     found: set[Path] = set()
     for path in paths:
+        why = unreadable(path)
+        if why is not None:
+            raise UsageError(
+                f"expected PATHS to be readable files or directories, found {str(path)!r} ({why})"
+            )
         if path.is_file():
             found.add(path.resolve())
             continue
-        if not path.is_dir():
-            raise UsageError(f"expected PATHS to be files or directories, found {str(path)!r}")
         named = relative(project, path)
         # A directory named outright is audited even if excluded, like a file named outright.
         within = () if any(settings.path_matches(named, g) for g in excluded) else excluded
@@ -112,6 +116,10 @@ def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> lis
         failure = _syntax_error(relpath, 1, 1, f"the file cannot be decoded ({exc})")
     except ValueError as exc:  # a null byte in the source
         failure = _syntax_error(relpath, 1, 1, str(exc))
+    except (RecursionError, MemoryError):  # the parser's or a rule's stack, not the machine's
+        failure = _syntax_error(relpath, 1, 1, "the file is nested too deeply to parse")
+    except OSError as exc:  # a dangling symbolic link, a file the walk found but cannot open
+        failure = _syntax_error(relpath, 1, 1, f"the file cannot be read: {unreadable(path, exc)}")
     else:
         return _unsuppressed(source, findings)
     return [failure] if len(wanted) < len(rules) else []

@@ -54,7 +54,7 @@ def _ignore_lists(path: Path) -> dict[str, list[str]]:
     is set under a condition is left out (the audit then reads more, never less)."""
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     found: dict[str, list[str]] = {}
     for node in tree.body:

@@ -12,6 +12,7 @@ import importlib
 import math
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
@@ -70,29 +71,50 @@ def add_verb(
     return parser
 
 
+# The longest timeout or deadline, in seconds: a week. Every platform's waits take it
+# (Windows' longest is 49 days; a billion seconds overflows them), and no run needs longer.
+MAX_SECONDS = 7 * 24 * 3600
+
+
 def seconds(text: str) -> float:
-    """argparse type: a finite number of seconds above 0 (a deadline, a timeout)."""
+    """argparse type: a number of seconds above 0 and at most a week (a deadline, a timeout)."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}")
+    if not 0 < value <= MAX_SECONDS:  # NaN fails every comparison
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds above 0 and at most {MAX_SECONDS} (a week), "
+            f"found {text!r}"
+        )
     return value
 
 
-def count(low: int) -> Callable[[str], int]:
-    """argparse type: a whole number of at least ``low``."""
+def unix_time(text: str) -> float:
+    """argparse type: a Unix time at most a week from now (a deadline; one already past ends
+    the run at once)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= time.time() + MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a Unix time in seconds, above 0 and at most a week from now, found {text!r}"
+        )
+    return value
+
+
+def count(low: int, high: Optional[int] = None) -> Callable[[str], int]:
+    """argparse type: a whole number of at least ``low`` (and at most ``high``)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = low - 1
-        if value < low:
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number of at least {low}, found {text!r}"
-            )
+        if value < low or (high is not None and value > high):
+            within = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise argparse.ArgumentTypeError(f"expected a whole number {within}, found {text!r}")
         return value
 
     parse.__name__ = "count"  # argparse names the type in its messages
@@ -126,8 +148,10 @@ VERBS = (
     "audit",
     "collect-gate",
     "demo",
+    "diff",
     "docs-check",
     "doctor",
+    "env-inventory",
     "flakes",
     "leaks",
     "metrics",

@@ -13,23 +13,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from truegreen.cli import add_jobs, add_run_timeout, add_verb, cpus
+from truegreen.cli import add_jobs, add_run_timeout, add_verb, count, cpus
 from truegreen.core import formats
 from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
 from truegreen.core.claims import (
     Claim,
     ProseRecord,
+    StrayRecord,
     Unreadable,
     python_source,
     read_file_records,
     syntax_problem,
 )
 from truegreen.core.errors import UsageError
+from truegreen.core.files import unreadable
 from truegreen.core.snippets import (
     SnippetError,
     choose,
@@ -53,6 +57,9 @@ EXAMPLE = """\
   # a new pytest process a run, not a fork
   truegreen ablate --records tests/ --no-warm
   truegreen ablate --records --changed-since origin/main
+  # no records: which negative tests fail without the raise they caught
+  truegreen ablate --discover tests/ -j 2
+  truegreen ablate --discover tests/test_config.py --write-records
 """
 
 
@@ -66,7 +73,11 @@ def add_parser(verbs: Any) -> None:
         "claim holds), survived (all passed: the test cannot see the gate), broken (the run "
         "proves nothing), timeout, stale (the snippet matches nothing), ambiguous (several "
         "places), premise-failed. With --records, every `Ablation:` record in the test "
-        "files' docstrings and comments, each claim singly. The file is never written.",
+        "files' docstrings and comments, each claim singly. With --discover, no records: one "
+        "traced run finds the raise each passing test caught, and each becomes a claim (its "
+        "`if` condition made False, or the raise deleted); --write-records then adds the killed "
+        "ones to the tests' docstrings, the only time ablate writes a file. Otherwise the file "
+        "is never written.",
         example=EXAMPLE,
     )
     parser.add_argument("path", nargs="?", help="the file to ablate (single mode)")
@@ -74,7 +85,8 @@ def add_parser(verbs: Any) -> None:
     parser.add_argument("--replace", metavar="OLD", help="an expression to replace")
     parser.add_argument("--with", dest="new", metavar="NEW", help="what replaces OLD")
     parser.add_argument("--lines", metavar="A-B", help="delete lines A to B")
-    parser.add_argument("--occurrence", type=int, help="which match, when several (1-based)")
+    parser.add_argument("--occurrence", type=count(1), metavar="N",
+                        help="which match, when several (1-based)")  # fmt: skip
     parser.add_argument("--test", action="append", default=[], metavar="NODEID")
     parser.add_argument(
         "--records",
@@ -82,6 +94,20 @@ def add_parser(verbs: Any) -> None:
         metavar="PATHS",
         default=None,
         help="run the records in these test files or directories",
+    )
+    parser.add_argument(
+        "--discover",
+        nargs="*",
+        metavar="PATHS",
+        default=None,
+        help="no records: trace one run of these tests, derive a claim from each raise a "
+        "passing test caught, and run the claims",
+    )
+    parser.add_argument(
+        "--write-records",
+        action="store_true",
+        help="with --discover: add each killed claim as an `Ablation:` record to its test's "
+        "docstring (the only time ablate writes a file)",
     )
     parser.add_argument(
         "--changed-since",
@@ -124,12 +150,19 @@ def mutate(source: str, claim: Claim, occurrence: Optional[int] = None) -> str:
 def _test_files(paths: list[Path]) -> list[Path]:
     found = []
     for path in paths:
-        if path.is_file():
-            found.append(path)
-        elif path.is_dir():
-            found += sorted(p for p in path.rglob("test_*.py") if ".venv" not in p.parts)
+        why = unreadable(path)
+        if why is not None:
+            raise UsageError(
+                f"truegreen ablate: expected a readable file or directory, found {path} ({why})"
+            )
+        if path.is_dir():
+            # a directory named like a test file is walked, not read; a dangling link is
+            # kept, to be listed as unreadable
+            found += sorted(
+                p for p in path.rglob("test_*.py") if ".venv" not in p.parts and not p.is_dir()
+            )
         else:
-            raise UsageError(f"truegreen ablate: expected a file or directory, found {path}")
+            found.append(path)
     return found
 
 
@@ -141,6 +174,7 @@ class Found:
     claims: list[Claim] = field(default_factory=list)
     prose: list[ProseRecord] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    stray: list[StrayRecord] = field(default_factory=list)
 
 
 def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
@@ -149,12 +183,18 @@ def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
     for path in _test_files(paths):
         name = os.path.relpath(path, cwd).replace(os.sep, "/")
         try:
-            claims, prose = read_file_records(path.read_bytes(), name)
+            claims, prose, stray = read_file_records(path.read_bytes(), name)
         except Unreadable as exc:
             found.unreadable.append((name, str(exc)))
             continue
+        except OSError as exc:
+            found.unreadable.append(
+                (name, f"expected a readable file, found {unreadable(path, exc)}")
+            )
+            continue
         found.claims += claims
         found.prose += prose
+        found.stray += stray
     if changed_since:
         # a record whose target was deleted stays in, to be reported stale
         real = changed_files(cwd, changed_since, who="truegreen ablate", flag="--changed-since",
@@ -173,6 +213,10 @@ def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
 def _single(args: argparse.Namespace) -> list[Claim]:
     if not args.path or not args.test:
         raise UsageError("truegreen ablate: expected PATH and at least one --test, or --records")
+    for test in args.test:
+        if not test.strip():
+            # pytest would run the whole suite, and name no test that failed
+            raise UsageError(f"truegreen ablate: --test expects a node id, found {test!r}")
     chosen = [x for x in (args.delete, args.replace, args.lines) if x is not None]
     if len(chosen) != 1 or (args.replace is not None) != (args.new is not None):
         raise UsageError(
@@ -204,7 +248,32 @@ def _prepare(claim: Claim, args: argparse.Namespace) -> Union[str, Verdict]:
         return exc.verdict
 
 
+class Terminated(BaseException):
+    """SIGTERM, as an exception: the runs in flight are ended on the way out."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def run(args: argparse.Namespace) -> int:
+    """The verb; a SIGTERM (like Ctrl-C) ends the pytest runs in flight and removes their
+    files before it exits (143)."""
+    if threading.current_thread() is not threading.main_thread():
+        return _run(args)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(args)
+    except Terminated:
+        sys.stderr.write("truegreen ablate: terminated; its pytest runs were ended\n")
+        return 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.discover is not None or args.write_records:
+        return _discover(args)
     found = Found()
     plans: list[tuple[Claim, tuple[str, ...]]]
     if args.records is not None:
@@ -231,7 +300,21 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_document(outcomes, found), indent=2))
     else:
         _table(outcomes, found)
-    return 1 if failing or found.unreadable or (args.strict and found.prose) else 0
+    never_run = len(found.unreadable) + len(found.stray)
+    return 1 if failing or never_run or (args.strict and found.prose) else 0
+
+
+def _discover(args: argparse.Namespace) -> int:
+    from truegreen.cli import ablate_discover
+
+    if args.discover is None:
+        raise UsageError("truegreen ablate: --write-records goes with --discover")
+    if args.records is not None or args.path or args.test or args.changed_since:
+        raise UsageError(
+            "truegreen ablate: expected --discover [PATHS] alone, found it with PATH, --test, "
+            "--records or --changed-since"
+        )
+    return ablate_discover.run(args, lambda claim: _prepare(claim, args))
 
 
 def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:
@@ -252,6 +335,7 @@ def _document(outcomes: list[Outcome], found: Found) -> dict[str, Any]:
         ],
         "prose_only": [{"test": p.test, "line": p.line, "text": p.text} for p in found.prose],
         "unreadable": [{"path": path, "why": why} for path, why in found.unreadable],
+        "not_runnable": [{"path": s.path, "line": s.line, "on": s.where} for s in found.stray],
     }
 
 
@@ -277,6 +361,10 @@ def _table(outcomes: list[Outcome], found: Found) -> None:
         print(f"{len(found.unreadable)} test files whose records cannot be read:")
         for path, why in found.unreadable:
             print(f"  {path}: {why}")
+    if found.stray:
+        print(f"{len(found.stray)} records that name no test, never run:")
+        for stray in found.stray:
+            print(f"  {stray.describe()}")
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.verdict.verdict] = counts.get(o.verdict.verdict, 0) + 1

@@ -27,7 +27,8 @@ EXAMPLE = """\
 INTRO = """\
 truegreen demo: one small project, greeter, through every feature of truegreen.
 greeter.py greets by name, reads GREETER_STYLE and keeps a history in ~/.cache/greeter;
-tests/ holds its 8 tests (green on a clean machine), caught/ the tests truegreen catches.
+tests/ holds its 8 tests (green on a clean machine), caught/ the tests truegreen catches,
+changed/ a test that a dependency's upgrade changes without failing it.
 Each section runs in a copy of the project of its own, with a temporary home, and prints
 the commands it ran: run them yourself in the copies truegreen demo --keep leaves."""
 

@@ -13,6 +13,7 @@ from truegreen.cli import Status, add_verb
 from truegreen.core import formats
 from truegreen.core.docslinks import check_pages
 from truegreen.core.errors import UsageError
+from truegreen.core.files import unreadable
 
 EXAMPLE = """\
   # every *.md under the working directory
@@ -54,6 +55,12 @@ def add_parser(verbs: Any) -> None:
 def markdown_files(paths: list[Path]) -> Iterator[Path]:
     """Markdown files under ``paths``, sorted; virtualenvs, VCS and build directories skipped."""
     for path in paths:
+        why = unreadable(path)
+        if why is not None:
+            raise UsageError(
+                f"docs-check: expected a readable Markdown file or a directory, found "
+                f"{str(path)!r} ({why}); PATHS default to the working directory"
+            )
         if path.is_file():
             if not path.name.lower().endswith(MARKDOWN):
                 raise UsageError(
@@ -62,11 +69,6 @@ def markdown_files(paths: list[Path]) -> Iterator[Path]:
                 )
             yield path
             continue
-        if not path.is_dir():
-            raise UsageError(
-                f"docs-check: expected a Markdown file or a directory, found {str(path)!r} "
-                "(no such path); PATHS default to the working directory"
-            )
         for directory, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not _skipped(Path(directory) / d))
             for name in sorted(files):
@@ -79,12 +81,25 @@ def _skipped(directory: Path) -> bool:
     return name in SKIP_DIRS or name.endswith(".egg-info") or (directory / "pyvenv.cfg").is_file()
 
 
+def _page(path: Path, root: Path) -> str:
+    """A Markdown page's text; a page found while walking that cannot be read (a dangling
+    link, no permission) is one usage line: its links cannot be checked."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        shown = Path(os.path.relpath(path, root)).as_posix()
+        raise UsageError(
+            f"docs-check: expected a readable Markdown file, found {shown!r} "
+            f"({unreadable(path, exc)})"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     root = Path.cwd()
     pages: dict[str, str] = {}
     for path in markdown_files([Path(p) for p in args.paths] or [root]):
         shown = Path(os.path.relpath(path.resolve(), root)).as_posix()
-        pages[shown] = path.read_text(encoding="utf-8", errors="replace")
+        pages[shown] = _page(path, root)
 
     def exists(target: str) -> bool:
         return (root / target).exists()

@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.cli import add_verb
+from truegreen.cli import add_verb, count
 from truegreen.core import formats
+from truegreen.core.errors import UsageError
 from truegreen.core.metrics import Run, Summary, durations, pick, read_dir, runs, summarize
 
 EXAMPLE = """\
@@ -44,7 +45,8 @@ def add_parser(verbs: Any) -> None:
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    parser.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
+    parser.add_argument("--top", type=count(1), default=10, metavar="N",
+                        help="rows per table (default 10)")  # fmt: skip
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="write a self-contained timeline page"
     )
@@ -91,6 +93,8 @@ def document(summary: Summary, top: int, chosen: Optional[Run], found: list[Run]
         "files": ranked(summary.files),
         "fixtures": [[name, n, round(s, 3)] for name, (n, s) in
                      sorted(summary.fixtures.items(), key=lambda i: -i[1][1])[:top]],
+        "fixture_teardowns": [[name, n, round(s, 3)] for name, (n, s) in
+                              sorted(summary.teardowns.items(), key=lambda i: -i[1][1])[:top]],
         "cleanup_tail_seconds": {k: round(v, 3) for k, v in summary.tails.items()},
         "unfinished": summary.unfinished,
         "programs": dict(summary.spawns_by_program.most_common(top)),
@@ -158,6 +162,16 @@ def _runs_note(directory: Path, data: dict[str, Any], every: bool) -> list[str]:
     return lines
 
 
+def _write(flag: str, path: Path, text: str) -> None:
+    """``text`` into ``path``, or one line naming the flag and the file: a directory that does
+    not exist, a file without permission, a full disk."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        found = exc.strerror
+        raise UsageError(f"{flag} {path}: expected a file it can write, found {found}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     streams = read_dir(args.directory)
     found = runs(streams)
@@ -169,17 +183,17 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from truegreen.core.timeline_html import render
 
-        args.html.write_text(render(streams, run=chosen.id if chosen else ""), encoding="utf-8")
+        _write("--html", args.html, render(streams, run=chosen.id if chosen else ""))
         written.append(f"wrote the timeline to {args.html} (open it in a browser)")
     if args.trace:
         from truegreen.core.trace import trace
 
         document_ = trace(streams, run=chosen.id if chosen else "")
-        args.trace.write_text(json.dumps(document_, separators=(",", ":")), encoding="utf-8")
+        _write("--trace", args.trace, json.dumps(document_, separators=(",", ":")))
         written.append(f"wrote the trace to {args.trace} (open it in ui.perfetto.dev or "
                        "chrome://tracing)")  # fmt: skip
     if args.durations_out:
-        args.durations_out.write_text(json.dumps(durations(summary), indent=1), encoding="utf-8")
+        _write("--durations-out", args.durations_out, json.dumps(durations(summary), indent=1))
         written.append(f"wrote the durations to {args.durations_out}")
     data = document(summary, args.top, chosen, found)
     if args.format == "json":
@@ -211,9 +225,10 @@ def _report(args: argparse.Namespace, data: dict[str, Any]) -> list[str]:
         lines += [
             f"- {s:.3f}s `{name}`" if markdown else f"  {s:>8.3f}s  {name}" for name, s in rows
         ]
-    if data["fixtures"]:
-        lines += ["", f"{heading}fixture setup"]
-        lines += [f"  {s:>8.3f}s  {name} (x{n})" for name, n, s in data["fixtures"]]
+    for key, title in (("fixtures", "fixture setup"), ("fixture_teardowns", "fixture teardown")):
+        if data[key]:
+            lines += ["", f"{heading}{title}"]
+            lines += [f"  {s:>8.3f}s  {name} (x{n})" for name, n, s in data[key]]
     if data["cleanup_tail_seconds"]:
         lines += ["", f"{heading}cleanup tail (last test end to process end)"]
         lines += [f"  {s:>8.3f}s  {p}" for p, s in data["cleanup_tail_seconds"].items()]

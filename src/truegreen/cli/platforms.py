@@ -14,8 +14,9 @@ from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
 from truegreen.core.errors import UsageError
+from truegreen.core.files import unreadable
 from truegreen.core.lanes import read_markers
-from truegreen.core.platforms import OSES
+from truegreen.core.platforms import OSES, checked_arch
 
 EXAMPLE = """\
   # files a Windows lane must import
@@ -64,11 +65,14 @@ def _is_test_file(name: str) -> bool:
 def test_files(paths: list[Path]) -> Iterator[Path]:
     """Test files under ``paths`` (``test_*.py``, ``*_test.py``), sorted, no virtualenvs."""
     for path in paths:
+        why = unreadable(path)
+        if why is not None:
+            raise UsageError(
+                f"truegreen platforms: expected a readable file or directory, found {path} ({why})"
+            )
         if path.is_file():
             yield path
             continue
-        if not path.is_dir():
-            raise UsageError(f"truegreen platforms: expected a file or directory, found {path}")
         for directory, dirs, files in os.walk(path):
             dirs[:] = sorted(
                 d
@@ -92,6 +96,8 @@ def default_paths(cwd: Path) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.arch is not None:
+        checked_arch(args.arch)  # a misspelt --arch would reach no arch-marked test
     cwd = Path.cwd()
     paths = [Path(p) for p in args.paths] or default_paths(cwd)
     files: list[str] = []
@@ -100,7 +106,17 @@ def run(args: argparse.Namespace) -> int:
         shown = (os.path.relpath(path, cwd) if path.is_absolute() else str(path)).replace(
             os.sep, "/"
         )
-        markers = read_markers(path.read_text(encoding="utf-8", errors="replace"), shown)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            why = unreadable(path, exc)
+            if path.exists():  # listed: the lane's pytest reports it as a collection error
+                files.append(shown)
+                problems.append(f"{shown}: cannot be read ({why}); listed")
+            else:  # a dangling link, which pytest's own walk passes over too
+                problems.append(f"{shown}: cannot be read ({why}); skipped")
+            continue
+        markers = read_markers(text, shown)
         problems.extend(markers.problems)
         if markers.reaches(args.os_name, args.arch, unmarked=args.all):
             files.append(shown)

@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds
+from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds, unix_time
 from truegreen.core.metrics import new_run_id, read_dir, summarize
 from truegreen.core.protocol import RUN_ID_VAR
 from truegreen.runner import forkserver, offline
 from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
-from truegreen.runner.procs import become_subreaper, reap_orphans, sealed_environment
+from truegreen.runner.procs import Subreaper, sealed_environment
+from truegreen.runner.selfseal import reexec_sealed
 
 EXAMPLE = """\
   truegreen run -- -q tests/
@@ -51,7 +52,7 @@ def add_parser(verbs: Any) -> None:
                         "unprivileged user namespaces); exit 2 where there is none")  # fmt: skip
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--deadline", type=seconds, metavar="SECONDS", help="seconds from now")
-    group.add_argument("--deadline-epoch", type=seconds, metavar="T", help="a Unix time")
+    group.add_argument("--deadline-epoch", type=unix_time, metavar="T", help="a Unix time")
     parser.add_argument("--isolate-files", action="store_true",
                         help="each test file in its own pytest process")  # fmt: skip
     add_jobs(parser, "files' pytest runs with --isolate-files", cpus(), "CPUs")
@@ -77,6 +78,7 @@ def _running(metrics: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    reexec_sealed(args.keep_env)  # first of all: the runner's own environment sealed too
     if args.offline:
         offline.enter()  # first: before any thread, child or temporary directory
     home = tempfile.mkdtemp(prefix="truegreen-run-home-")
@@ -85,23 +87,38 @@ def run(args: argparse.Namespace) -> int:
     deadline = args.deadline_epoch or (time.time() + args.deadline if args.deadline else None)
     env = sealed_environment(os.environ, home, args.keep_env)
     run_id = env[RUN_ID_VAR] = new_run_id()  # every pytest this starts is one run
-    run_dir = metrics / run_id
-    become_subreaper()
     start = time.time()
     try:
-        if args.isolate_files:
-            return isolated(args, env, metrics, run_id, deadline, start)
-        pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env)
-        argv = pytest.argv([f"--truegreen-metrics={metrics}"])
-        done = pytest.call(argv, deadline=deadline, everything=True, capture=False)
-        if done.timed_out:
-            _deadline_message(start, _running(run_dir))
-            return Status.DEADLINE
-        return done.status
+        # Every process the run starts ends with it, whichever pytest process started it.
+        with Subreaper() as reaper:
+            status = _run(args, env, metrics, run_id, deadline, start)
+        if reaper.ended:
+            sys.stderr.write(f"truegreen run: ended {reaper.ended} processes the tests left "
+                             "running\n")  # fmt: skip
+        return status
     finally:
         shutil.rmtree(home, ignore_errors=True)
         if own_metrics:
             shutil.rmtree(metrics, ignore_errors=True)
+
+
+def _run(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    metrics: Path,
+    run_id: str,
+    deadline: Optional[float],
+    start: float,
+) -> int:
+    if args.isolate_files:
+        return isolated(args, env, metrics, run_id, deadline, start)
+    pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env)
+    argv = pytest.argv([f"--truegreen-metrics={metrics}"])
+    done = pytest.call(argv, deadline=deadline, everything=True, capture=False)
+    if done.timed_out:
+        _deadline_message(start, _running(metrics / run_id))
+        return Status.DEADLINE
+    return done.status
 
 
 def _deadline_message(start: float, running: list[str]) -> None:
@@ -151,7 +168,6 @@ def isolated(
     finally:
         if server is not None:
             server.close()
-        reap_orphans()  # the killed descendants of timed-out files came back to this subreaper
 
 
 def report(

@@ -8,12 +8,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-from truegreen.cli import add_verb
+from truegreen.cli import add_verb, count
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
-from truegreen.core.errors import ConfigError, UsageError
+from truegreen.core.errors import ConfigError
 from truegreen.core.manifests import load_dir, verify
-from truegreen.core.shards import assign_by_digest, assign_by_duration, plan, unit_durations
+from truegreen.core.shards import (
+    MAX_SHARDS,
+    assign_by_digest,
+    assign_by_duration,
+    plan,
+    unit_durations,
+)
 from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
@@ -60,12 +66,16 @@ def add_parser(verbs: Any) -> None:
         "present; each ran to the end; the same tests collected everywhere; the same selection "
         "everywhere; no test in two shards; every test your selection kept ran in a shard, whoever "
         "split the suite (truegreen or another plugin); no unit split; every "
-        "shard green; every must-run test passed somewhere.\n\nExit 0 when every check holds, 1 "
-        "when one does not, 2 for a manifest that cannot be read or a directory without any.",
+        "shard green; every must-run test passed somewhere. Each manifest is first checked against "
+        "its schema: a field missing, mistyped or contradicting another is one line naming the "
+        "file and the field.\n\nExit 0 when every check holds, 1 when one does not, 2 for a "
+        "manifest that cannot be read or does not hold to its schema, or a directory without "
+        "any.",
         example=VERIFY_EXAMPLE,
     )
     check.add_argument("directory", type=Path, metavar="DIR")
-    check.add_argument("--count", type=int, default=None, help="the number of shards expected")
+    check.add_argument("--count", type=count(1, MAX_SHARDS), default=None, metavar="N",
+                       help="the number of shards expected")  # fmt: skip
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=run_verify)
     preview = add_verb(
@@ -79,7 +89,8 @@ def add_parser(verbs: Any) -> None:
         "by a stable hash of each unit, so adding a test moves few others.",
         example=PLAN_EXAMPLE,
     )
-    preview.add_argument("--count", type=int, required=True, help="the number of shards")
+    preview.add_argument("--count", type=count(1, MAX_SHARDS), required=True, metavar="N",
+                         help=f"the number of shards (1 to {MAX_SHARDS})")  # fmt: skip
     preview.add_argument("--mode", choices=("digest", "duration"), default=None)
     preview.add_argument("--durations", default=None, metavar="FILE")
     preview.add_argument("--format", choices=("text", "json"), default="text")
@@ -88,8 +99,6 @@ def add_parser(verbs: Any) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    if args.count is not None and args.count < 1:
-        raise UsageError(f"truegreen shards verify: --count must be >= 1 (got {args.count})")
     checks = verify(load_dir(args.directory), args.count)
     ok = all(check.ok for check in checks)
     if args.format == "json":
@@ -106,8 +115,6 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    if args.count < 1:
-        raise UsageError(f"truegreen shards plan: --count must be >= 1 (got {args.count})")
     settings = tgconfig.load(Path.cwd(), os.environ)
     mode = args.mode or settings.shard_mode
     if mode == "external":

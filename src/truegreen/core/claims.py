@@ -69,6 +69,22 @@ class ProseRecord:
     text: str
 
 
+@dataclass(frozen=True)
+class StrayRecord:
+    """A record with a checkable clause that no test holds (on a module, a class, a helper
+    function, or in a comment outside every test): it names no test to run, so it never runs."""
+
+    path: str  # the test file, as pytest names it
+    line: int
+    where: str  # what holds it, in words: "the module's docstring", "class TestX", ...
+
+    def describe(self) -> str:
+        return (
+            f"{self.path}:{self.line}: a record on {self.where} names no test to run; put it "
+            "in the docstring or a comment of the test that checks it"
+        )
+
+
 def _squash(text: str) -> str:
     return " ".join(text.split())
 
@@ -144,7 +160,10 @@ def syntax_problem(exc: SyntaxError) -> str:
     return f"expected Python, found {exc.msg}{where}" + (f": {text!r}" if text else "")
 
 
-def read_file_records(data: bytes, prefix: str) -> tuple[list[Claim], list[ProseRecord]]:
+Records = tuple[list[Claim], list[ProseRecord], list[StrayRecord]]
+
+
+def read_file_records(data: bytes, prefix: str) -> Records:
     """:func:`read_records` of a test file's bytes; :class:`Unreadable` when they are not
     Python source."""
     source = python_source(data)
@@ -154,10 +173,13 @@ def read_file_records(data: bytes, prefix: str) -> tuple[list[Claim], list[Prose
         raise Unreadable(syntax_problem(exc)) from None
     except ValueError as exc:  # NUL bytes, on older Pythons
         raise Unreadable(f"expected Python, found {exc}") from None
+    except (RecursionError, MemoryError):  # the parser's stack, not the machine's memory
+        raise Unreadable("expected Python, found code nested too deeply to parse") from None
 
 
-def read_records(source: str, prefix: str) -> tuple[list[Claim], list[ProseRecord]]:
-    """Every claim and prose-only record of the tests in one test file.
+def read_records(source: str, prefix: str) -> Records:
+    """Every claim and prose-only record of the tests in one test file, and the records with a
+    checkable clause that no test holds.
 
     ``prefix`` is the file's path as pytest names it (``tests/test_x.py``).
     """
@@ -168,7 +190,8 @@ def read_records(source: str, prefix: str) -> tuple[list[Claim], list[ProseRecor
             comments.append((token.start[0], token.string.lstrip("#").strip()))
     claims: list[Claim] = []
     prose: list[ProseRecord] = []
-    for test, node in _tests(tree, prefix):
+    tests = _tests(tree, prefix)
+    for test, node in tests:
         docstring = ast.get_docstring(node, clean=True)  # type: ignore[arg-type]
         if docstring:
             found, words = claims_in(docstring, test, node.lineno)  # type: ignore[attr-defined]
@@ -181,4 +204,51 @@ def read_records(source: str, prefix: str) -> tuple[list[Claim], list[ProseRecor
             found, words = claims_in(block, test, first)
             claims += found
             prose += words
-    return claims, prose
+    return claims, prose, _strays(tree, comments, tests, prefix)
+
+
+def _holder(node: ast.AST) -> str:
+    if isinstance(node, ast.Module):
+        return "the module"
+    if isinstance(node, ast.ClassDef):
+        return f"class {node.name}"
+    name = node.name  # type: ignore[attr-defined]
+    return f"function {name} (not a test)"
+
+
+def _strays(
+    tree: ast.Module,
+    comments: list[tuple[int, str]],
+    tests: list[tuple[str, ast.AST]],
+    prefix: str,
+) -> list[StrayRecord]:
+    """The records with a checkable clause outside every test function: each would never run."""
+    spans = [(n.lineno, n.end_lineno or n.lineno) for _, n in tests]  # type: ignore[attr-defined]
+
+    def in_a_test(line: int) -> bool:
+        return any(first <= line <= last for first, last in spans)
+
+    found: list[StrayRecord] = []
+    holders = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in ast.walk(tree):
+        if not isinstance(node, holders):
+            continue
+        line = node.body[0].lineno if isinstance(node, ast.Module) and node.body else 1
+        line = getattr(node, "lineno", line)
+        if not isinstance(node, ast.Module) and in_a_test(line):
+            continue  # the test itself, or a helper inside it
+        docstring = ast.get_docstring(node, clean=True)
+        if docstring and claims_in(docstring, "", line)[0]:
+            found.append(StrayRecord(prefix, line, _holder(node)))
+    blocks: list[tuple[int, int, list[str]]] = []  # (first line, last line, texts)
+    for line, text in comments:
+        if in_a_test(line):
+            continue
+        if blocks and blocks[-1][1] == line - 1:
+            blocks[-1] = (blocks[-1][0], line, [*blocks[-1][2], text])
+        else:
+            blocks.append((line, line, [text]))
+    for first, _, texts in blocks:
+        if claims_in("\n".join(texts), "", first)[0]:
+            found.append(StrayRecord(prefix, first, "a comment outside every test"))
+    return sorted(found, key=lambda stray: stray.line)

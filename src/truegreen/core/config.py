@@ -349,8 +349,25 @@ def _check_env_map(where: str, option: Option, raw: object) -> tuple[tuple[str, 
     return tuple(pairs)
 
 
+def _strings(raw: object) -> list[str]:
+    """Every string a TOML-shaped value holds: its own, its items', a table's keys and values."""
+    if isinstance(raw, str):
+        return [raw]
+    if isinstance(raw, dict):
+        return [text for pair in raw.items() for item in pair for text in _strings(item)]
+    if isinstance(raw, (list, tuple)):
+        return [text for item in raw for text in _strings(item)]
+    return []
+
+
 def _check(where: str, option: Option, raw: object) -> Value:
     """Validate one TOML-shaped value for ``option``."""
+    # A NUL cannot enter an environment, an argv or a path: every test would fail, far away.
+    entries = raw.items() if isinstance(raw, dict) else [(None, raw)]
+    for name, value in entries:
+        if any("\0" in text for text in _strings([name, value])):
+            what = repr(value) if name is None else f"the entry {name!r}"
+            raise _bad(where, option, raw, f"; {what} holds a NUL character")
     if option.kind == "bool":
         if not isinstance(raw, bool):
             raise _bad(where, option, raw)

@@ -3,24 +3,25 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from truegreen.core import events, jsonfile
 from truegreen.core.errors import ConfigError
 
 
 def read_durations(path: str) -> dict[str, float]:
-    """A ``{nodeid: seconds}`` file; anything else is a one-line ConfigError naming it."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        message = f"{path}: expected a readable durations file, found {exc.strerror}"
-        raise ConfigError(message) from None
-    except ValueError as exc:
-        raise ConfigError(f"{path}: expected JSON of {{node id: seconds}}, found {exc}") from None
+    """A ``{nodeid: seconds}`` file; anything else is a one-line ConfigError naming it.
+
+    Seconds are finite, not negative and under a week (:data:`events.MAX_SECONDS`): Python's
+    json reads ``NaN`` and ``Infinity``, and either would make every balance meaningless."""
+    data = jsonfile.load(
+        Path(path), "durations file", "JSON of {node id: seconds}", error=ConfigError
+    )
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object, found {type(data).__name__}")
     for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ConfigError(f"{path}: {key!r}: expected seconds >= 0, found {value!r}")
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        if not number or not 0 <= value <= events.MAX_SECONDS:  # NaN compares false too
+            expected = f"seconds from 0 to {events.MAX_SECONDS:g}"
+            raise ConfigError(f"{path}: {key!r}: expected {expected}, found {value!r}")
     return {str(k): float(v) for k, v in data.items()}

@@ -110,6 +110,17 @@ SECRET_SUFFIX = re.compile(
 )
 
 
+# A URL that carries a password (postgres://user:pw@host, redis://:pw@host/0): a credential
+# whatever the variable that holds it is called (DATABASE_URL, PIP_INDEX_URL, ...).
+PASSWORD_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:[^\s/?#@]+@")
+PASSWORD_URL_REASON = "credentials (password in a URL)"
+
+
+def has_password_url(value: str) -> bool:
+    """Whether ``value`` holds a URL with a password in it (``scheme://user:password@``)."""
+    return "://" in value and PASSWORD_URL.search(value) is not None
+
+
 def credential_family(name: str) -> Optional[str]:
     """The credential family a variable name belongs to, or None if it looks harmless."""
     for family, exact, prefixes in CREDENTIAL_FAMILIES:
@@ -136,13 +147,19 @@ class Seal:
     templated: tuple[tuple[str, str], ...]
     _memo: dict[str, Optional[str]] = field(default_factory=dict, compare=False, repr=False)
 
-    def reason(self, name: str) -> Optional[str]:
-        """Why the seal removes ``name`` ("git", "credentials (AWS)", ...), or None."""
+    def reason(self, name: str, value: Optional[str] = None) -> Optional[str]:
+        """Why the seal removes ``name`` ("git", "credentials (AWS)", ...), or None.
+
+        Given the variable's ``value``, a name that looks harmless still goes when the value
+        is a URL with a password in it."""
         try:
-            return self._memo[name]
+            why = self._memo[name]
         except KeyError:
             why = self._memo[name] = self._reason(name)
-            return why
+        unnamed = why is None and value is not None and name not in self.keep
+        if unnamed and has_password_url(value):  # type: ignore[arg-type]
+            return PASSWORD_URL_REASON
+        return why
 
     def _reason(self, name: str) -> Optional[str]:
         if name in self.keep:
@@ -163,9 +180,11 @@ class Seal:
         return None
 
     def removed(self, names: Iterable[str]) -> list[str]:
-        """The names among ``names`` that the seal removes (and does not set again)."""
+        """The names among ``names`` that the seal removes (and does not set again). Given an
+        environment (a mapping), its values count too (:meth:`reason`)."""
         setting = {name for name, _ in self.fixed} | {name for name, _ in self.templated}
-        return [n for n in names if n not in setting and self.reason(n) is not None]
+        values: Mapping[str, str] = names if isinstance(names, Mapping) else {}
+        return [n for n in names if n not in setting and self.reason(n, values.get(n)) is not None]
 
     def assignments(self, *, home: str, tmp: str) -> dict[str, str]:
         """Every variable the seal sets for a test whose home is ``home``."""
@@ -178,7 +197,7 @@ class Seal:
         """The names (never values) of ``environ`` the seal removes, grouped by reason."""
         groups: dict[str, list[str]] = {}
         for name in sorted(self.removed(environ)):
-            reason = self.reason(name)
+            reason = self.reason(name, environ[name])
             assert reason is not None
             groups.setdefault(reason, []).append(name)
         return groups

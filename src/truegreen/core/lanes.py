@@ -44,9 +44,14 @@ def read_markers(source: str, filename: str = "<test file>") -> FileMarkers:
         tree = ast.parse(source, filename)
     except SyntaxError as exc:
         problem = (
-            f"{filename}:{exc.lineno}: not valid Python ({exc.msg}): listed, so the lane fails"
+            f"{filename}:{exc.lineno or 1}: not valid Python ({exc.msg}): listed, so the lane fails"
         )
         return FileMarkers(problems=(problem,))
+    except (RecursionError, MemoryError, ValueError) as exc:  # nested too deeply; a NUL byte
+        why = "nested too deeply to parse" if not isinstance(exc, ValueError) else str(exc)
+        return FileMarkers(
+            problems=(f"{filename}: not valid Python ({why}): listed, so the lane fails",)
+        )
     markers, problems = [], []
     for node in ast.walk(tree):
         if not _is_platforms_call(node):

@@ -10,18 +10,20 @@ green, and ran every ``must-run`` test somewhere.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
-from truegreen.core import formats
+from truegreen.core import formats, jsonfile
 from truegreen.core.errors import DataError
 from truegreen.core.mustrun import matches
+from truegreen.core.shards import collection_digest
 
+FORMAT_KEY = formats.FORMAT_KEY
 FORMAT = formats.SHARD_MANIFEST  # also the plan file the plugin writes for `shards plan`
 _NAME = re.compile(r"shard-(\d+)-of-(\d+)\.json\Z")
 
@@ -67,14 +69,6 @@ class Manifest:
     deselected: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-_REQUIRED = ("format", "k", "n", "complete")
-_TYPES = {"format": int, "k": int, "n": int, "complete": bool, "mode": str,
-          "collected": list, "collected_digest": str, "eligible": list, "selected": list,
-          "units": dict, "outcomes": dict, "must_run": list, "exitstatus": int,
-          "deselected": dict}  # fmt: skip
-# Fields that map a name to a list of node ids rather than to one string.
-_LISTS = frozenset({"deselected"})
-
 # Deselections reported by these packages are the user's own selection (pytest's -k, -m,
 # --deselect, --lf/--ff/--nf, --sw; truegreen's own runs): the same in every shard, and the
 # tests they leave out are not expected to run anywhere. Any other source (another plugin,
@@ -95,65 +89,92 @@ def eligible(collected: Sequence[str], deselected: Mapping[str, Sequence[str]]) 
     return [nodeid for nodeid in collected if nodeid not in out]
 
 
-def _typed(value: object, kind: type) -> bool:
-    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+_SCHEMA = formats.MANIFEST_FIELDS[FORMAT]
+_READ = frozenset(f.name for f in dataclasses.fields(Manifest))  # what a verification uses
 
 
-def _strings(path: Path, where: str, value: object) -> tuple[str, ...]:
-    """``value``, a list of strings, as a tuple; or a DataError naming file and key."""
-    if not isinstance(value, list):
-        raise DataError(f"{path}: key {where}: expected list, found {type(value).__name__}")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            found = type(item).__name__
-            raise DataError(f"{path}: key {where}[{index}]: expected str, found {found}")
-    return tuple(value)
+def _fail(path: Path, key: str, expected: object, found: object) -> DataError:
+    return DataError(f"{path}: key {key}: expected {expected}, found {found}")
 
 
-def _checked(path: Path, key: str, value: object) -> object:
-    """``value`` as the manifest field ``key`` holds it, or a DataError naming file and key."""
-    kind = _TYPES[key]
-    if value is None and key == "exitstatus":
-        return None
-    if not _typed(value, kind):
-        expected = "int or null" if key == "exitstatus" else kind.__name__
-        raise DataError(f"{path}: key {key!r}: expected {expected}, found {type(value).__name__}")
-    if isinstance(value, list):
-        return _strings(path, repr(key), value)
-    if isinstance(value, dict) and key in _LISTS:
-        return {name: _strings(path, f"{key!r}[{name!r}]", item) for name, item in value.items()}
-    if isinstance(value, dict):
-        for name, item in value.items():
-            if not isinstance(item, str):
-                found = type(item).__name__
-                raise DataError(f"{path}: key {key!r}[{name!r}]: expected str, found {found}")
-    return value
+def _checked(data: dict[str, Any], path: Path) -> None:
+    """Every field of the schema, then what the fields say of each other; the first problem is
+    a DataError naming ``path`` and the field."""
+    version = data.get(FORMAT_KEY)
+    if type(version) is int and version != FORMAT:
+        raise _fail(path, repr(FORMAT_KEY), FORMAT, version)
+    complete = data.get("complete") is True
+    for one in _SCHEMA:
+        if one.name not in data:
+            if one.required or complete:
+                raise _fail(path, repr(one.name), one.expected(), "nothing")
+            continue
+        wrong = one.problem(data[one.name])
+        if wrong is not None:
+            raise DataError(f"{path}: key {one.name!r}{wrong[0]}: {wrong[1]}")
+    if data["k"] > data["n"]:
+        raise _fail(path, "'k'", f"a shard from 1 to n={data['n']}", data["k"])
+    if "collected" in data:
+        _agree(data, path)
+    if complete:
+        _settled(data, path)
+
+
+def _agree(data: dict[str, Any], path: Path) -> None:
+    """The lists and maps name collected tests, and the digest and eligible ids follow from
+    the collection."""
+    collected = data["collected"]
+    digest = collection_digest(collected)
+    if data.get("collected_digest", digest) != digest:
+        raise _fail(path, "'collected_digest'", f"the SHA-256 of 'collected' ({digest[:12]}...)",
+                    repr(data["collected_digest"]))  # fmt: skip
+    known = set(collected)
+    named = [
+        *((repr(key), data.get(key, ())) for key in ("eligible", "selected", "units", "outcomes")),
+        *((f"'deselected'[{source!r}]", ids) for source, ids in data.get("deselected", {}).items()),
+    ]  # fmt: skip
+    for key, ids in named:
+        stray = next((nodeid for nodeid in ids if nodeid not in known), None)
+        if stray is not None:
+            raise _fail(path, key, "node ids from 'collected'", repr(stray))
+    if "eligible" in data and "deselected" in data:
+        kept = eligible(collected, data["deselected"])
+        if data["eligible"] != kept:
+            raise _fail(path, "'eligible'", f"the {len(kept)} collected ids the user's selection "
+                        "kept ('collected' less the 'deselected' of pytest's own selection)",
+                        f"{len(data['eligible'])} ids")  # fmt: skip
+
+
+def _settled(data: dict[str, Any], path: Path) -> None:
+    """A session that ended has an exit status, and it is not 0 when a test failed."""
+    status = data["exitstatus"]
+    if status is None:
+        raise _fail(path, "'exitstatus'", "int once 'complete' is true", "null")
+    red = next((n for n, o in data["outcomes"].items() if o in formats.RED_OUTCOMES), None)
+    if status == 0 and red is not None:
+        outcome = data["outcomes"][red]
+        raise _fail(path, "'exitstatus'", f"non-zero, as 'outcomes' has {red!r} {outcome}", 0)
 
 
 def parse(data: object, path: Path) -> Manifest:
-    """A manifest from its JSON; anything missing or mistyped is a DataError naming ``path``
-    and the key."""
+    """A manifest from its JSON, checked against :data:`formats.MANIFEST_FIELDS` field by
+    field and then across fields; anything missing, mistyped or contradictory is a DataError
+    naming ``path`` and the field."""
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    for key in _REQUIRED:
-        if key not in data:
-            expected = _TYPES[key].__name__
-            raise DataError(f"{path}: key {key!r}: expected {expected}, found nothing")
-    fields = {key: _checked(path, key, data[key]) for key in _TYPES if key in data}
-    if fields["format"] != FORMAT:
-        raise DataError(f"{path}: key 'format': expected {FORMAT}, found {fields['format']}")
-    return Manifest(**fields)  # type: ignore[arg-type]
+    _checked(data, path)
+    fields: dict[str, Any] = {key: value for key, value in data.items() if key in _READ}
+    for key in ("collected", "eligible", "selected", "must_run"):
+        if key in fields:
+            fields[key] = tuple(fields[key])
+    if "deselected" in fields:
+        fields["deselected"] = {s: tuple(ids) for s, ids in fields["deselected"].items()}
+    return Manifest(**fields)
 
 
 def load(path: Path) -> Manifest:
     """Read one manifest; anything malformed is a one-line DataError naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(f"{path}: expected a readable manifest, found {exc.strerror}") from None
-    except ValueError as exc:
-        raise DataError(f"{path}: expected a JSON shard manifest, found {exc}") from None
-    return parse(data, path)
+    return parse(jsonfile.load(path, "manifest", "a JSON shard manifest"), path)
 
 
 def load_dir(directory: Path) -> dict[int, Manifest]:

@@ -13,16 +13,16 @@ the artifacts of several CI jobs downloaded into one): each run writes under its
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import statistics
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from truegreen.core import events
+from truegreen.core import events, jsonfile
 from truegreen.core.errors import DataError
 
 
@@ -43,19 +43,20 @@ class Stream:
 
 
 def read_stream(path: Path) -> Stream:
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: expected a readable event stream, found {exc.strerror}") from None
     lines = data.split(b"\n")
     truncated = bool(lines and lines[-1])
     complete = lines[:-1]
     records: list[dict[str, Any]] = []
     skipped: list[tuple[int, str]] = []
+    origin: Optional[float] = None  # the time of the file's first record
     for number, line in enumerate(complete, start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise DataError(f"{path}:{number}: expected one JSON record, found {exc}") from None
+        record = jsonfile.loads(line, f"{path}:{number}", "one JSON record")
         if not isinstance(record, dict):
             skipped.append((number, f"expected a JSON object, found {type(record).__name__}"))
             continue
@@ -64,10 +65,12 @@ def read_stream(path: Path) -> Stream:
             raise DataError(
                 f"{path}:{number}: expected schema version {events.VERSION}, found {version!r}"
             )
-        problem = events.problem(record)
+        problem = events.problem(record, origin)
         if problem is not None:
             skipped.append((number, problem))
             continue
+        if origin is None and _number(record.get("t")):
+            origin = float(record["t"])
         records.append(record)
     return Stream(path, records, truncated, skipped)
 
@@ -106,7 +109,30 @@ def read_dir(directory: Path) -> list[Stream]:
         raise DataError(f"{directory}: expected *.jsonl event streams, found none")
     for stream in streams:
         stream.run = _run_of(stream, directory)
+    _set_apart(streams)
     return streams
+
+
+def _set_apart(streams: list[Stream]) -> None:
+    """Skip the whole of a file that began more than :data:`events.MAX_SECONDS` away from the
+    median beginning of its run's files: a clock of 1970, or a time written by hand, would make
+    the run's wall time decades long, and no record of that file can be placed in the run."""
+    began: dict[str, list[float]] = defaultdict(list)
+    for stream in streams:
+        if stream.records and _number(stream.records[0].get("t")):
+            began[stream.run].append(stream.records[0]["t"])
+    for stream in streams:
+        if not stream.records or not _number(stream.records[0].get("t")):
+            continue
+        middle = statistics.median_high(began[stream.run])  # of two, the later: a clock of 1970
+        t = stream.records[0]["t"]
+        if abs(t - middle) > events.MAX_SECONDS:
+            why = (
+                f"field 't': expected a time within {events.MAX_SECONDS:g} s of the run's other "
+                f"files (they began at {middle!r}), found {t!r}: the whole file is left out"
+            )
+            stream.skipped.insert(0, (1, f"{stream.records[0].get(events.EVENT)}: {why}"))
+            stream.records = []
 
 
 @dataclass
@@ -184,6 +210,7 @@ class Summary:
     outcomes: dict[str, str] = field(default_factory=dict)
     files: dict[str, float] = field(default_factory=dict)
     fixtures: dict[str, tuple[int, float]] = field(default_factory=dict)  # name -> (n, seconds)
+    teardowns: dict[str, tuple[int, float]] = field(default_factory=dict)  # as fixtures
     unfinished: list[str] = field(default_factory=list)
     tails: dict[str, float] = field(default_factory=dict)  # process -> seconds after last test
     spawns_by_test: dict[str, Counter[str]] = field(default_factory=dict)
@@ -260,12 +287,10 @@ def summarize(streams: list[Stream]) -> Summary:
                     summary.outcomes.get(test, "passed"), 0
                 ):
                     summary.outcomes[test] = outcome
-            elif event == events.FIXTURE:
-                count, seconds = summary.fixtures.get(record["fixture"], (0, 0.0))
-                summary.fixtures[record["fixture"]] = (
-                    count + 1,
-                    seconds + float(record["duration"]),
-                )
+            elif event == events.FIXTURE or event == events.FIXTURE_TEARDOWN:
+                table = summary.fixtures if event == events.FIXTURE else summary.teardowns
+                count, seconds = table.get(record["fixture"], (0, 0.0))
+                table[record["fixture"]] = (count + 1, seconds + float(record["duration"]))
             elif event == events.SPAWN:
                 name = (
                     f"{record['program']} {record['verb']}"

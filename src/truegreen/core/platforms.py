@@ -2,7 +2,8 @@
 
 Specs: ``linux``, ``macos``, ``windows``, ``posix`` (linux or macos), ``any``, and
 ``not <spec>``. Several specs in one marker mean any-of; ``arch`` narrows to CPU
-architectures. The host is data here, so every host can be tested on any host.
+architectures (one truegreen does not know is an error, as a misspelt spec is). The host
+is data here, so every host can be tested on any host.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ _ARCHES = {
     "ppc64le": ("ppc64le", "powerpc64le"),
     "s390x": ("s390x",),
     "riscv64": ("riscv64",),
+    "ppc64": ("ppc64", "powerpc64"),
+    "loongarch64": ("loongarch64",),
 }
 _ARCH_OF = {alias: name for name, aliases in _ARCHES.items() for alias in aliases}
 
@@ -58,6 +61,23 @@ def normalize_arch(name: str) -> str:
     """``AMD64`` -> ``x86_64``, ``aarch64`` -> ``arm64``; unknown names pass lowered."""
     lowered = name.strip().lower()
     return _ARCH_OF.get(lowered, lowered)
+
+
+def checked_arch(name: object) -> str:
+    """The architecture ``name`` spells (its normalised name); PlatformSpecError if none."""
+    if not isinstance(name, str):
+        raise PlatformSpecError(
+            f"platforms: expected arch to be a string or a tuple of strings, found {name!r}"
+        )
+    lowered = name.strip().lower()
+    if lowered in _ARCH_OF:
+        return _ARCH_OF[lowered]
+    close = difflib.get_close_matches(lowered, _ARCH_OF, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise PlatformSpecError(
+        f"platforms: expected arch to be one of {', '.join(_ARCHES)} or an alias of one, "
+        f"found {name!r}{hint}"
+    )
 
 
 def host_from(sys_platform: str, machine: str) -> Host:
@@ -124,9 +144,9 @@ class Marker:
         if arch is None:
             arches: tuple[str, ...] = ()
         elif isinstance(arch, str):
-            arches = (normalize_arch(arch),)
+            arches = (checked_arch(arch),)
         elif isinstance(arch, (tuple, list)) and arch and all(isinstance(a, str) for a in arch):
-            arches = tuple(normalize_arch(str(a)) for a in arch)
+            arches = tuple(checked_arch(a) for a in arch)
         else:
             raise PlatformSpecError(
                 f"platforms: expected arch to be a string or a tuple of strings, found {arch!r}"

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-from truegreen.core import formats
+from truegreen.core import formats, jsonfile
 from truegreen.core.errors import DataError
 
 
@@ -255,7 +255,4 @@ class Basetemp(_Value):
 
 
 def _json(text: str, source: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise DataError(f"{source}: expected JSON, found {exc}") from None
+    return jsonfile.loads(text, source, "JSON")

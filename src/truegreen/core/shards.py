@@ -31,14 +31,19 @@ class ShardSpec:
         return f"{self.k}/{self.n}"
 
 
+# The most shards a suite splits into: far above any CI matrix (GitHub's holds 256 jobs), and
+# low enough that balancing by duration, which ranks every shard for every unit, stays quick.
+MAX_SHARDS = 1000
+
+
 def parse_shard(text: str, where: str = "--truegreen-shard") -> ShardSpec:
     """``"2/4"`` -> ShardSpec(2, 4); anything else is a ConfigError naming ``where``."""
     found = _SHARD.match(text)
     if found:
         k, n = int(found.group(1)), int(found.group(2))
-        if 1 <= k <= n:
+        if 1 <= k <= n <= MAX_SHARDS:
             return ShardSpec(k, n)
-    raise ConfigError(f"{where}: expected K/N with 1 <= K <= N, found {text!r}")
+    raise ConfigError(f"{where}: expected K/N with 1 <= K <= N <= {MAX_SHARDS}, found {text!r}")
 
 
 def unit_of(nodeid: str, group: Optional[str] = None) -> str:

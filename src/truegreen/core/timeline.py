@@ -33,6 +33,7 @@ class Bar:
     # start, seconds
     fixtures: list[tuple[str, str, float, float]] = field(default_factory=list)  # name, scope,
     # start, seconds
+    teardowns: list[tuple[str, str, float, float]] = field(default_factory=list)  # as fixtures
 
     def note_outcome(self, phase: str, outcome: str) -> None:
         if phase != "call" and outcome == "failed":
@@ -106,10 +107,11 @@ def _lane(pid: int, streams: list[Stream], origin: float) -> Optional[Lane]:
         elif event == events.SPAWN:
             verb = record.get("verb")
             spawns.append((t, f"{record['program']} {verb}" if verb else record["program"]))
-        elif event in (events.PHASE, events.FIXTURE, events.TEST_END):
+        elif event in (events.PHASE, events.FIXTURE, events.FIXTURE_TEARDOWN, events.TEST_END):
             # a wider-scoped fixture's setup names its module or session, not the test that
             # needed it: it counts in the test running then
-            bar = bars.get(record.get("test", "")) or (current if event == events.FIXTURE else None)
+            wider = event in (events.FIXTURE, events.FIXTURE_TEARDOWN)
+            bar = bars.get(record.get("test", "")) or (current if wider else None)
             if bar is None:
                 continue
             if event == events.PHASE:
@@ -119,6 +121,9 @@ def _lane(pid: int, streams: list[Stream], origin: float) -> Optional[Lane]:
             elif event == events.FIXTURE:
                 seconds = float(record["duration"])
                 bar.fixtures.append((record["fixture"], record["scope"], t - seconds, seconds))
+            elif event == events.FIXTURE_TEARDOWN:
+                seconds = float(record["duration"])
+                bar.teardowns.append((record["fixture"], record["scope"], t - seconds, seconds))
             else:
                 bar.end, bar.unfinished = t, False
                 current = None

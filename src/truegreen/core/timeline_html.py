@@ -38,6 +38,7 @@ def page_data(streams: list[Stream], run: str = "") -> dict[str, Any]:
                 "outcome": bar.outcome, "unfinished": bar.unfinished,
                 "phases": [[w, o, round(s, 6), round(d, 6)] for w, o, s, d in bar.phases],
                 "fixtures": [[n, c, round(s, 6), round(d, 6)] for n, c, s, d in bar.fixtures],
+                "teardowns": [[n, c, round(s, 6), round(d, 6)] for n, c, s, d in bar.teardowns],
             })  # fmt: skip
         lanes.append({"name": lane.name, "kind": lane.kind, "pid": lane.pid,
                       "start": round(lane.start, 6), "end": round(lane.end, 6), "bars": bars,
@@ -46,20 +47,6 @@ def page_data(streams: list[Stream], run: str = "") -> dict[str, Any]:
     for test in summary.tests:
         path = test.split("::", 1)[0]
         files[path] = files.get(path, 0) + 1
-    by_fixture: dict[tuple[str, str], list[Any]] = {}  # -> [setups, seconds, slowest, its test]
-    for drawn in lanes:
-        for bar in drawn["bars"]:
-            for name, scope, _, seconds in bar["fixtures"]:
-                entry = by_fixture.setdefault((name, scope), [0, 0.0, -1.0, ""])
-                entry[0] += 1
-                entry[1] += seconds
-                if seconds > entry[2]:
-                    entry[2], entry[3] = seconds, bar["test"]
-    fixtures = sorted(
-        ([name, scope, n, round(total, 6), round(slowest, 6), test]
-         for (name, scope), (n, total, slowest, test) in by_fixture.items()),
-        key=lambda f: -f[3],
-    )  # fmt: skip
     return {
         "run": run,
         "origin": timeline.origin,
@@ -71,8 +58,28 @@ def page_data(streams: list[Stream], run: str = "") -> dict[str, Any]:
                        sorted(summary.tests.items(), key=lambda i: -i[1])[:TOP]],
         "slow_files": [[f, round(s, 4), files.get(f, 0)] for f, s in
                        sorted(summary.files.items(), key=lambda i: -i[1])[:TOP]],
-        "fixtures": fixtures[:TOP],
+        "fixtures": _costliest(lanes, "fixtures")[:TOP],
+        "teardowns": _costliest(lanes, "teardowns")[:TOP],
     }  # fmt: skip
+
+
+def _costliest(lanes: list[dict[str, Any]], key: str) -> list[list[Any]]:
+    """Per fixture and scope, from the bars' ``key`` (setups or teardowns): [name, scope,
+    times, seconds, the slowest, its test], the costliest first."""
+    by_fixture: dict[tuple[str, str], list[Any]] = {}  # -> [times, seconds, slowest, its test]
+    for drawn in lanes:
+        for bar in drawn["bars"]:
+            for name, scope, _, seconds in bar[key]:
+                entry = by_fixture.setdefault((name, scope), [0, 0.0, -1.0, ""])
+                entry[0] += 1
+                entry[1] += seconds
+                if seconds > entry[2]:
+                    entry[2], entry[3] = seconds, bar["test"]
+    return sorted(
+        ([name, scope, n, round(total, 6), round(slowest, 6), test]
+         for (name, scope), (n, total, slowest, test) in by_fixture.items()),
+        key=lambda f: -f[3],
+    )  # fmt: skip
 
 
 def render(streams: list[Stream], run: str = "") -> str:
@@ -167,6 +174,7 @@ vertical-align:middle;background:var(--c)}
 <section><h2>Slowest tests</h2><table id="slow-tests"></table></section>
 <section><h2>Costliest files</h2><table id="slow-files"></table></section>
 <section><h2>Fixture setups</h2><table id="slow-fixtures"></table></section>
+<section><h2>Fixture teardowns</h2><table id="slow-teardowns"></table></section>
 </aside>
 </main>
 <div id="tip"></div>
@@ -306,6 +314,9 @@ data.lanes.forEach(function (lane) {
     bar.fixtures.forEach(function (f) {
       lines.push(["fixture", f[0] + " (" + f[1] + ") " + secs(f[3])]);
     });
+    bar.teardowns.forEach(function (f) {
+      lines.push(["teardown", f[0] + " (" + f[1] + ") " + secs(f[3])]);
+    });
     hover(b, lines, bar.test);
     b.setAttribute("aria-label", bar.test + ": " + lines.map(function (r) {
       return r[0] + " " + r[1];
@@ -417,10 +428,13 @@ table("slow-tests", data.slow_tests.map(function (r) {
 table("slow-files", data.slow_files.map(function (r) {
   return {name: r[0], seconds: r[1], n: plural(r[2], "test")};
 }), "no tests");
-table("slow-fixtures", data.fixtures.map(function (r) {
-  return {name: r[0] + " (" + r[1] + ")", n: plural(r[2], "setup"), seconds: r[3],
-          title: r[0] + ": " + plural(r[2], "setup") + ", the slowest " + secs(r[4]) +
-          " for " + r[5], test: r[5]};
-}), "no fixture setups recorded");
+[["slow-fixtures", data.fixtures, "setup"], ["slow-teardowns", data.teardowns, "teardown"]]
+    .forEach(function (t) {
+  table(t[0], t[1].map(function (r) {
+    return {name: r[0] + " (" + r[1] + ")", n: plural(r[2], t[2]), seconds: r[3],
+            title: r[0] + ": " + plural(r[2], t[2]) + ", the slowest " + secs(r[4]) +
+            " in " + r[5], test: r[5]};
+  }), "no fixture " + t[2] + "s recorded");
+});
 </script></body></html>
 """

@@ -61,12 +61,19 @@ def trace(streams: list[Stream], run: str = "") -> dict[str, Any]:
                                    outcome=bar.outcome, seconds=round(seconds, 6),
                                    unfinished=bar.unfinished))  # fmt: skip
             inside = _within(bar.start, bar.end)
+            spans = {}  # a fixture's setup nests in the setup phase, its teardown in teardown
             for phase, outcome, start, length in bar.phases:
-                found.append(_complete(phase, "phase", *inside(start, length), lane,
-                                       outcome=outcome, test=bar.test))  # fmt: skip
-            for name, scope, start, length in bar.fixtures:
-                found.append(_complete(f"fixture {name}", "fixture", *inside(start, length),
-                                       lane, scope=scope, test=bar.test))  # fmt: skip
+                event = _complete(phase, "phase", *inside(start, length), lane,
+                                  outcome=outcome, test=bar.test)  # fmt: skip
+                found.append(event)
+                low = event["ts"] / 1e6
+                spans[phase] = _within(low, low + event["dur"] / 1e6)
+            for kind, phase, fixtures in (("fixture", "setup", bar.fixtures),
+                                          ("teardown", "teardown", bar.teardowns)):  # fmt: skip
+                nest = spans.get(phase, inside)
+                for name, scope, start, length in fixtures:
+                    found.append(_complete(f"{kind} {name}", "fixture", *nest(start, length),
+                                           lane, scope=scope, test=bar.test))  # fmt: skip
         for when, program in lane.spawns:
             found.append({"name": program, "cat": "program", "ph": "i", "s": "t",
                           "ts": _us(when), "pid": lane.pid, "tid": lane.pid})  # fmt: skip

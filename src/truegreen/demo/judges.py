@@ -277,3 +277,26 @@ def shards(runs: Sequence[Ran]) -> Shown:
         "two shards, and proof that together they ran every test exactly once, all green",
         True,
     )
+
+
+# -- diff -------------------------------------------------------------------------------
+
+
+def diff(runs: Sequence[Ran]) -> Shown:
+    base, head, compared = runs
+    for ran in (base, head):
+        if ran.status != 0 or counts(closing_line(ran)) != {"passed": 1}:
+            return _missing(ran, "a green run of the archive's test")
+    new = "changed/test_archive.py::test_a_greeting_is_archived: + git init"
+    lines = [line.strip() for line in compared.lines()]
+    failed = "failed on: new-programs (1)"
+    if compared.status != 1 or new not in lines or failed not in lines:
+        return _missing(compared, f"`{new}` and `{failed}`, exit status 1")
+    block = _block(compared.lines(), "programs: 1 test (+ new, - no longer)")
+    shown = [line for ran in (base, head) for line in (ran.shown, f"    {closing_line(ran)}")]
+    return Shown(
+        (*shown, compared.shown, *_out(["programs: 1 test (+ new, - no longer)", *block, failed])),
+        "both runs are green; the diff names the program the new default starts in the test, "
+        "and fails the change on it",
+        True,
+    )

@@ -122,6 +122,17 @@ SECTIONS = (
         ),
         judges.shards,
     ),
+    Section(
+        "diff",
+        "a dependency's flipped default, green both ways, and what it changed",
+        (
+            (_pytest("--truegreen-metrics=.metrics-base", "changed", home="home-base"),
+             _pytest("--truegreen-metrics=.metrics-head", "changed", home="home-head",
+                     env=(("ARCHIVER_VERSION", "2"),))),
+            (_truegreen("diff", ".metrics-base", ".metrics-head", "--fail-on", "new-programs"),),
+        ),
+        judges.diff,
+    ),
 )  # fmt: skip
 
 NAMES = tuple(section.name for section in SECTIONS)

@@ -37,6 +37,8 @@ def activate(guard: Guard) -> None:
     hook.install()
     hook.clear()
     hook.listen(listeners)
+    if "open" in listeners:
+        writes.wrap_open()
 
 
 def deactivate() -> Optional[Guard]:
@@ -44,6 +46,7 @@ def deactivate() -> Optional[Guard]:
     global _GUARD
     guard, _GUARD = _GUARD, None
     hook.clear()
+    writes.unwrap_open()
     if guard is not None and guard.tracking is not None:
         network.untrack_listeners(guard.tracking)
         guard.tracking = None

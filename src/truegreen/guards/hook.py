@@ -77,3 +77,9 @@ class quiet:
 
     def __exit__(self, *exc: object) -> None:
         _state.muted = self._previous
+
+
+def muted() -> bool:
+    """Whether truegreen's own code is running on this thread (a listener, or under
+    :func:`quiet`): what it reads is not the test's doing."""
+    return getattr(_state, "muted", False)

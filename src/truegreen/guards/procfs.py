@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 
-def descendants(root: int) -> list[int]:
-    """Every live process below ``root``, parents before their children."""
-    children: dict[int, list[int]] = {}
+def table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, state letter: ``Z`` for a zombie) of every process."""
+    found: dict[int, tuple[int, str]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return found
     for entry in entries:
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+                fields = handle.read().rsplit(")", 1)[1].split()
+            found[int(entry)] = (int(fields[1]), fields[0])
         except (OSError, ValueError, IndexError):
             continue
-        children.setdefault(ppid, []).append(int(entry))
+    return found
+
+
+def descendants(root: int, processes: Optional[dict[int, tuple[int, str]]] = None) -> list[int]:
+    """Every process below ``root`` (zombies too), parents before their children; from
+    ``processes`` (a :func:`table`) when given."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in (table() if processes is None else processes).items():
+        children.setdefault(ppid, []).append(pid)
     found: list[int] = []
     seen = {root}
     todo = [root]

@@ -27,6 +27,21 @@ _IMPORTED = (".py", ".pyc", ".pyi", ".pyw", ".so", ".pyd", ".pth", ".dylib")
 _UNSEEN = object()
 LABEL_HOME = "under the real home"
 LABEL_ABOVE = "in a directory above the rootdir"
+# A process's environment as it started (/proc/self/environ, the parent's, a thread's): the
+# variables the seal removed from os.environ are still there, credentials included.
+LABEL_ENVIRON = "a process's environment, as it was before the seal"
+ENVIRON_GLOB = "/proc/*/environ"
+_ENVIRON = "/environ"
+
+
+def is_proc_environ(path: str) -> bool:
+    """Whether ``path`` is some process's ``/proc/<pid>/environ`` (or a thread's)."""
+    if not path.startswith("/proc/") or not path.endswith(_ENVIRON):
+        return False
+    parts = path.split("/")[2:-1]  # ["self"], ["123"], ["self", "task", "7"], ...
+    if len(parts) == 3 and parts[1] == "task" and parts[2].isdigit():
+        parts = parts[:1]
+    return len(parts) == 1 and (parts[0] in ("self", "thread-self") or parts[0].isdigit())
 
 
 def ancestors(path: str) -> set[str]:
@@ -100,6 +115,9 @@ class ReadGuard:
         text = path if type(path) is str else os.fsdecode(os.fspath(path))
         if not text.startswith(_SEP):
             text = os.path.abspath(text)
+        if text.endswith(_ENVIRON) and is_proc_environ(os.path.normpath(text)):
+            self._environ(os.path.normpath(text))
+            return
         if text.startswith(self.project_prefixes):
             return
         cut = text.rfind(_SEP)
@@ -128,6 +146,22 @@ class ReadGuard:
         self.seen.add(key)
         self.guard.report(
             "read", "open for reading", f"{real} ({label})", blocked=False, mode=self.mode
+        )
+
+    def _environ(self, text: str) -> None:
+        """A read of a process's environment: the credentials the seal took out of
+        ``os.environ`` are there as the process started."""
+        if self.globs:
+            from fnmatch import fnmatchcase
+
+            if any(fnmatchcase(text, g) for g in self.globs):
+                return
+        key = (self.guard.test, text)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.guard.report(
+            "read", "open for reading", f"{text} ({LABEL_ENVIRON})", blocked=False, mode=self.mode
         )
 
     def outside(self, real: str) -> Optional[str]:

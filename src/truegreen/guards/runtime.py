@@ -6,6 +6,7 @@ import os
 
 from truegreen.core import events
 from truegreen.guards import hook
+from truegreen.guards.current import UNKNOWN, running
 from truegreen.guards.policy import Policy
 from truegreen.guards.sites import user_site
 from truegreen.guards.violations import Spawn, StreamWriter, Unguarded, Violation, from_record
@@ -58,8 +59,14 @@ class Guard:
         self.sink = StreamWriter(path, self.role)
 
     def after_fork(self) -> None:
-        """In a forked child: a stream of its own; the parent keeps what it recorded."""
+        """In a forked child: a stream of its own; the parent keeps what it recorded. Its test
+        is the one running as it is forked (a fork server forks for the test that asks)."""
         self.role = "child"
+        if self.policy.run_dir:
+            now = running(self.policy.run_dir)
+            if now != UNKNOWN:
+                self.test = now
+                self.where = now or "outside any test"
         self.violations, self.spawns, self.unguarded = [], [], []
         self._offsets = {}
         if self.policy.run_dir:
@@ -69,19 +76,41 @@ class Guard:
         if self.sink is not None:
             with hook.quiet():
                 self.sink.write(record)
+                if self.role == "child":
+                    # The session reads its children when the run's directory changed: an
+                    # append to a stream that already exists changes nothing there.
+                    try:  # noqa: SIM105 - no contextlib in a child's start-up
+                        os.utime(self.policy.run_dir)
+                    except OSError:
+                        pass
 
     def site(self) -> str:
         return user_site(self.project)
 
+    def attributed(self) -> tuple[Optional[str], Optional[str]]:
+        """(test, where) of a record made now. A child's is the test the session is running
+        now: a process that outlived the test that started it acts for the test running, and
+        ``where`` names the one that started it."""
+        test, where = self.test, self.where
+        if self.role != "child" or not self.policy.run_dir:
+            return test, where
+        now = running(self.policy.run_dir)
+        if now in (UNKNOWN, test):
+            return test, where
+        started = (
+            f"in a process {test} started" if test else "in a process started outside any test"
+        )
+        return now, f"{now or 'outside any test'}, {started}"
+
     def report(
         self, kind: str, operation: str, target: str, *, blocked: bool, mode: Optional[str] = None
     ) -> Violation:
-        where = self.where
-        if where is not None and where == self.test and self.locate is not None:
+        test, where = self.attributed()
+        if where is not None and where == test and self.locate is not None:
             where = self.locate() or where
         violation = Violation(
             kind=kind,
-            test=self.test,
+            test=test,
             where=where or "outside any test",
             operation=operation,
             target=target,
@@ -95,14 +124,14 @@ class Guard:
         return violation
 
     def record_spawn(self, program: str, verb: Optional[str], anonymous: bool = False) -> None:
-        spawn = Spawn(self.test, program, verb, self.site(), os.getpid(), anonymous)
+        spawn = Spawn(self.attributed()[0], program, verb, self.site(), os.getpid(), anonymous)
         self.spawned = True
         self.spawns.append(spawn)
         self.emit(spawn.record())
 
     def record_unguarded(self, program: str, reason: str) -> None:
         """A child this process starts that the guards will not reach."""
-        item = Unguarded(self.test, program, reason, os.getpid())
+        item = Unguarded(self.attributed()[0], program, reason, os.getpid())
         self.unguarded.append(item)
         self.emit(item.record())
 
@@ -146,9 +175,11 @@ class Guard:
                 self._offsets[path] = self._offsets.get(path, 0) + len(complete)
                 for line in complete.splitlines():
                     try:
-                        fresh.append(json.loads(line))
-                    except ValueError:
+                        record = json.loads(line)
+                    except (ValueError, RecursionError):  # not a record of ours: skip it
                         continue
+                    if type(record) is dict:
+                        fresh.append(record)
         for record in fresh:
             if record.get(events.EVENT) == events.LISTEN:
                 if events.problem(record) is None:

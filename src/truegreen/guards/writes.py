@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from _thread import _local
 
 from truegreen.core.paths import leaked_into
 from truegreen.guards.errors import WriteBlocked
@@ -54,6 +55,32 @@ def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
             return f"<directory of descriptor {dir_fd}>{os.sep}{text}"
         text = os.path.join(base, text)
     return os.path.realpath(text)
+
+
+def sqlite_file(database: Any) -> Optional[str]:
+    """The file ``sqlite3.connect(database)`` may write, or None: in memory (``:memory:``,
+    ``file::memory:``, ``mode=memory``), read-only (``mode=ro``, ``immutable=1``), or a
+    private temporary database (the empty name)."""
+    if isinstance(database, int):
+        return None
+    text = os.fsdecode(os.fspath(database))
+    if text in ("", ":memory:"):
+        return None
+    if not text.startswith("file:"):
+        return text
+    # A URI (the event does not say whether ``uri=True`` was passed; a plain file named
+    # "file:..." is rare enough to read as one).
+    from urllib.parse import parse_qs, unquote
+
+    rest, _, query = text[len("file:") :].partition("?")
+    rest = rest.partition("#")[0]
+    params = {key: values[-1] for key, values in parse_qs(query.partition("#")[0]).items()}
+    if params.get("mode") in ("ro", "memory") or params.get("immutable") == "1":
+        return None
+    if rest.startswith("//"):  # file://host/path: only an empty host or localhost is local
+        rest = "/" + rest[2:].partition("/")[2]
+    path = unquote(rest)
+    return None if path in ("", ":memory:") else path
 
 
 def _read_check(guard: Guard) -> Optional[Callable[[Any], None]]:
@@ -190,6 +217,38 @@ if os.access not in os.supports_follow_symlinks:  # pragma: no cover - not on Li
     _lexists = os.path.lexists
 
 
+# The directory descriptor of the os.open call in progress on this thread: its "open" audit
+# event names the path alone, relative to a descriptor the event does not give.
+_at = _local()
+_os_open = os.open
+
+
+def _open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Optional[int] = None) -> int:
+    if dir_fd is None:
+        return _os_open(path, flags, mode)
+    _at.dir_fd = dir_fd
+    try:
+        return _os_open(path, flags, mode, dir_fd=dir_fd)
+    finally:
+        _at.__dict__.pop("dir_fd", None)
+
+
+_open.__doc__ = _os_open.__doc__
+
+
+def wrap_open() -> None:
+    """Let the write guard see the ``dir_fd`` of ``os.open`` (undone by :func:`unwrap_open`)."""
+    if os.open is _os_open and _os_open in os.supports_dir_fd:
+        os.open = _open
+        os.supports_dir_fd.add(_open)  # shutil asks, as it is imported, to use rmtree's fd walk
+
+
+def unwrap_open() -> None:
+    if os.open is _open:
+        os.open = _os_open
+        os.supports_dir_fd.discard(_open)
+
+
 def bound_to_fail(operation: str, path: Any, real: str) -> bool:
     """Whether the call cannot write anything: it acts on the empty path (ENOENT), makes a
     directory that exists (EEXIST), or opens a directory for writing (EISDIR). filelock's
@@ -244,9 +303,12 @@ def listeners(guard: Guard) -> dict[str, Listener]:
 
     def on_open(args: tuple[Any, ...]) -> None:
         path, _mode, flags = args
+        dir_fd = _at.__dict__.pop("dir_fd", None)  # the event does not carry os.open's dir_fd
         if flags & _WRITE_FLAGS:
-            check("open for writing", path)
+            check("open for writing", path, dir_fd)
             return
+        if dir_fd is not None and not isinstance(path, int):
+            path = resolve(path, dir_fd) or path
         if guard.home is not None:
             guard.note_read(path)
         if read_check is not None and guard.test is not None:
@@ -273,6 +335,12 @@ def listeners(guard: Guard) -> dict[str, Listener]:
     def on_truncate(args: tuple[Any, ...]) -> None:
         check("truncate", args[0])
 
+    def on_sqlite(args: tuple[Any, ...]) -> None:
+        # sqlite opens its files in C, where no open event is raised: the connect is the write.
+        path = sqlite_file(args[0])
+        if path is not None:
+            check("open sqlite database", path)
+
     return {
         "open": on_open,
         "os.mkdir": lambda args: check("mkdir", args[0], args[2]),
@@ -283,4 +351,5 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         "os.symlink": on_link("symlink"),
         "os.link": on_link("link"),
         "os.truncate": on_truncate,
+        "sqlite3.connect": on_sqlite,
     }

@@ -288,6 +288,10 @@ def _register_in_order(config: pytest.Config, settings: Config, request: protoco
     ``pytest_sessionfinish`` fails the run for a gate that did not run after the metrics'
     and the shard's have recorded the session's exit status.
     """
+    if settings.metrics or settings.manifest:
+        from truegreen.plugin.outputs import check_directories
+
+        check_directories(settings)
     if settings.metrics:
         from truegreen.plugin.metrics import MetricsPlugin
 

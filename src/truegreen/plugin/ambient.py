@@ -13,9 +13,11 @@ from typing import Any, Callable, Optional
 
 import pytest
 
+from truegreen.core import events
 from truegreen.core.config import Config
+from truegreen.guards.hook import muted
 from truegreen.plugin.relay import relay
-from truegreen.plugin.stash import AMBIENT_KEY, SEAL_KEY, env_watch, per_test
+from truegreen.plugin.stash import AMBIENT_KEY, METRICS_EMIT_KEY, SEAL_KEY, env_watch, per_test
 
 # Variables every process reads and no test result should hinge on.
 ORDINARY = frozenset(
@@ -59,6 +61,9 @@ ORDINARY = frozenset(
     }
 )
 _PREFIXES = ("PYTEST_", "_TRUEGREEN_", "COV_CORE_", "HYPOTHESIS_")
+# Left out of the event stream's records too: the interpreter's own (sysconfig, site, read
+# when a test is the first to import them) and the home, which every ``Path.home()`` reads.
+_UNRECORDED = ("PYTHON", "_PYTHON", "HOME", "USERPROFILE")
 _ENVIRON: Any = os.environ  # read through its encoded ``_data``, as _Environ itself does
 
 
@@ -81,6 +86,10 @@ class AmbientReads:
         self.pending: Optional[tuple[str, Any, Any]] = None
         self._saved: dict[str, Callable[..., Any]] = {}
         self.relay = relay(config)
+        self.emit: Optional[Callable[..., None]] = None  # the event stream's, with the metrics
+        # With the metrics on, the names a test asked for and found unset (its default taken):
+        # not leads (the machine did not set them), but the stream records them with the rest.
+        self.absent: Optional[set[str]] = None
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
@@ -90,6 +99,7 @@ class AmbientReads:
         plugin.relay.listen("ambient", plugin.take)
 
     def pytest_sessionstart(self) -> None:
+        self.emit = self.config.stash.get(METRICS_EMIT_KEY, None)
         environ_class = os._Environ
         original = environ_class.__getitem__
         original_iter = environ_class.__iter__
@@ -97,7 +107,8 @@ class AmbientReads:
         watch = self.watch
 
         def __getitem__(environ: Any, key: str) -> str:
-            if environ is not _ENVIRON:
+            # truegreen's own reads (the guards' git identity check) are not the test's
+            if environ is not _ENVIRON or muted():
                 found: str = original(environ, key)
                 return found
             raw_key = environ.encodekey(key)
@@ -106,6 +117,9 @@ class AmbientReads:
             except KeyError:
                 if key in watch.names:
                     watch.note(key, False)
+                absent = plugin.absent
+                if absent is not None:
+                    absent.add(key)
                 raise KeyError(key) from None
             copying = plugin.copying
             # a copy of the whole environment (next in line to be read) depends on no variable
@@ -189,6 +203,8 @@ class AmbientReads:
         self.reads = set()
         self.copying = deque()
         self.pending = None
+        if self.emit is not None:
+            self.absent = set()
 
     def on_logfinish(self, nodeid: str) -> None:
         """The test is over: keep its reads of ambient variables as leads."""
@@ -197,6 +213,16 @@ class AmbientReads:
         if reads:
             for name in self._leads(reads):
                 self.found[name].append(nodeid)
+        absent, self.absent = self.absent, None
+        if self.emit is not None and (reads or absent):
+            asked = (reads or set()) | (absent or set())
+            names = [
+                n for n in asked
+                if n not in ORDINARY and not n.startswith(_PREFIXES)
+                and not n.startswith(_UNRECORDED)
+            ]  # fmt: skip
+            if names:
+                self.emit(events.ENV_READS, test=nodeid, names=sorted(names))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.found:

@@ -23,8 +23,9 @@ from truegreen.core.paths import Roots, absolute_globs, leaked_into, under
 from truegreen.core.words import counted
 from truegreen.guards import active, hook, network
 from truegreen.guards.children import with_shim
+from truegreen.guards.current import Publisher
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
-from truegreen.guards.reads import python_paths
+from truegreen.guards.reads import ENVIRON_GLOB, is_proc_environ, python_paths
 from truegreen.guards.runtime import Guard
 from truegreen.guards.violations import Violation
 from truegreen.plugin.relay import relay
@@ -53,6 +54,8 @@ class GuardsPlugin:
         self.settings = settings
         self.home = _real(real_home(config))  # the real home, before any seal
         self.guard: Optional[Guard] = None
+        self.publisher: Optional[Publisher] = None
+        self.children = False  # whether this session started a process: it may outlive its test
         self.seen = 0
         self.failures: dict[str, list[Violation]] = defaultdict(list)
         self.warnings: dict[str, list[Violation]] = defaultdict(list)
@@ -128,6 +131,7 @@ class GuardsPlugin:
         with hook.quiet():
             os.makedirs(run_dir, exist_ok=True)
             Path(run_dir, POLICY_FILE).write_bytes(policy.dumps())
+        self.publisher = Publisher(run_dir)  # the running test, for processes outliving theirs
         self.guard = Guard(policy, role="session", project=dict(policy.roots.protected)["project"])
         self.guard.locate = fixture_where
         if self.home_watch is not None:
@@ -143,6 +147,9 @@ class GuardsPlugin:
     def pytest_unconfigure(self) -> None:
         if self.guard is not None and active.current() is self.guard:
             active.deactivate()
+        if self.publisher is not None:
+            self.publisher.close()
+            self.publisher = None
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -180,6 +187,8 @@ class GuardsPlugin:
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = nodeid
+            if self.publisher is not None:
+                self.publisher.publish(nodeid)
             guard.extra_hosts, guard.network_mode = (), guard.policy.network
             item = self.marked.get(nodeid)
             if item is not None:
@@ -192,23 +201,27 @@ class GuardsPlugin:
         guard = self.guard
         if guard is not None:
             guard.test = guard.where = None
+            if self.publisher is not None:
+                self.publisher.publish(None)
 
     def _collect(self) -> list[Violation]:
         """Violations recorded since the last call, with what child processes reported.
 
-        Children are read when this process saw a spawn or a fork, or, once multiprocessing
-        is imported, when the run directory changed at all: its spawn and forkserver start
-        methods raise no audit event in this process (nothing else in the standard library
-        starts a process without one), and a ``stat`` per phase is dear for every other suite.
+        Children are read when this process saw a spawn or a fork, or, once it has started
+        one or multiprocessing is imported, when the run directory changed at all (a child
+        touches it as it records): a process may outlive its test and act in a later one,
+        and multiprocessing's spawn and forkserver start methods raise no audit event in this
+        process (nothing else in the standard library starts a process without one). A
+        ``stat`` per phase is dear for a suite that starts nothing.
         """
         guard = self.guard
         assert guard is not None
         if guard.spawned:
             guard.spawned = False
-            if "multiprocessing" in sys.modules:
-                self._run_mtime = _mtime(guard.policy.run_dir)
+            self.children = True
+            self._run_mtime = _mtime(guard.policy.run_dir)
             guard.ingest()
-        elif "multiprocessing" in sys.modules:
+        elif self.children or "multiprocessing" in sys.modules:
             mtime = _mtime(guard.policy.run_dir)
             if mtime != self._run_mtime:
                 self._run_mtime = mtime
@@ -433,6 +446,8 @@ def _mtime(path: str) -> int:
 def allow_hint(violation: Violation, policy: Policy) -> str:
     """The ``allow-writes`` (or ``allow-reads``) entry that would let this path through."""
     path = violation.target.rsplit(" (", 1)[0]
+    if violation.kind == "read" and is_proc_environ(path):
+        return ENVIRON_GLOB  # the pid differs in every run
     roots = dict(policy.roots.protected)
     for label, prefix in (("project", ""), ("home", "~/")):
         root = roots.get(label, "")

@@ -140,7 +140,8 @@ class HermeticPlugin:
         self.redirect.session = session.home if session is not None else None
         self.resetters: list[Callable[[], object]] = []
         self.homes: Optional[Path] = None
-        self.sealed = 0
+        self.sealed: set[str] = set()  # node ids: a rerun of a test is one test sealed
+        self._sealed_elsewhere = 0  # on the xdist controller: the workers' counts
         self._session_removed = session.removed if session is not None else ()
         self.removed: Counter[str] = Counter(self._session_removed)
         self.ambient: list[str] = []
@@ -200,12 +201,16 @@ class HermeticPlugin:
     def pytest_sessionfinish(self) -> None:
         self._release()
         if self.relay is not None and self.relay.worker:
-            data = {"sealed": self.sealed, "removed": sorted(self.removed), "ambient": self.ambient}
+            data = {
+                "sealed": len(self.sealed),
+                "removed": sorted(self.removed),
+                "ambient": self.ambient,
+            }
             self.relay.ship("hermetic", data)
 
     def take(self, data: dict[str, Any]) -> None:
         """On the xdist controller: what one worker sealed, removed and ran unsealed."""
-        self.sealed += data["sealed"]
+        self._sealed_elsewhere += data["sealed"]
         self.removed.update(data["removed"])
         self.ambient.extend(data["ambient"])
 
@@ -221,6 +226,10 @@ class HermeticPlugin:
                 name = decisions[raw] = decoded if self.seal.removed([decoded]) else None
             if name is not None:
                 found.append((name, raw))
+            elif self.base is None:  # no process seal took out the passwords in URLs: by value
+                decoded = _decodekey(raw)
+                if self.seal.removed({decoded: _decodevalue(before[raw])}):
+                    found.append((decoded, raw))
         base = self.base
         if base is not None:
             # Only what the process seal kept on purpose (truegreen's own settings): a variable
@@ -266,7 +275,8 @@ class HermeticPlugin:
         # dictionary lookups, where get_closest_marker walks the node chain every time.
         if AMBIENT_MARKER in item.keywords:
             self._release()
-            self.ambient.append(item.nodeid)
+            if item.nodeid not in self.ambient[-1:]:  # a rerun is the same test
+                self.ambient.append(item.nodeid)
             if self.session is not None:  # the process seal undone, for this test only
                 self._unsealed = _snapshot()
                 machine = self.session.machine
@@ -308,7 +318,7 @@ class HermeticPlugin:
         sealed.cleared = self._session_removed + tuple(name for name, _ in removed)
         if not self._tz_noop and after.get(_TZ) != before.get(_TZ):
             _tzset()
-        self._begin(sealed)
+        self._begin(item.nodeid, sealed)
 
     def _continue(self, item: pytest.Item, sealed: Hermetic) -> None:
         """Seal the next test with the seal the last one left on: only a new home to set,
@@ -324,7 +334,7 @@ class HermeticPlugin:
                 if raw in assigned and after.get(raw) != raw_value:
                     _put(raw, raw_value, name, value)
             sealed._after = _snapshot()
-        self._begin(sealed)
+        self._begin(item.nodeid, sealed)
 
     def _assignments(self, home: str, tmp: str) -> list[tuple[str, str, Any, Any]]:
         """The seal's (name, value, encoded name, encoded value) for this home, encoded once
@@ -337,10 +347,10 @@ class HermeticPlugin:
             )
         return self._assigned[1]
 
-    def _begin(self, sealed: Hermetic) -> None:
+    def _begin(self, nodeid: str, sealed: Hermetic) -> None:
         """The test runs sealed from here: count it, redirect platformdirs, reset caches."""
         self.current = sealed
-        self.sealed += 1
+        self.sealed.add(nodeid)
         self.removed.update(sealed.cleared)
         self.redirect.current = str(sealed.home)
         for reset in self.resetters:
@@ -443,16 +453,18 @@ class HermeticPlugin:
         ]
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.sealed and not self.ambient:
+        sealed = len(self.sealed) + self._sealed_elsewhere
+        if not sealed and not self.ambient:
             return
         tr = terminalreporter
         tr.write_sep("-", "truegreen")
-        line = f"{counted(self.sealed, 'test')} sealed, each with a fresh HOME"
+        line = f"{counted(sealed, 'test')} sealed, each with a fresh HOME"
         if self.session is not None:
             line = f"process sealed before the first conftest; {line}"
         line = f"hermetic: {line}"
         if self.removed:
-            reasons = Counter(self.seal.reason(name) for name in self.removed)
+            machine = self.session.machine if self.session is not None else os.environ
+            reasons = Counter(self.seal.reason(n, machine.get(n)) for n in self.removed)
             detail = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=str))
             line += f"; ambient variables removed by name: {detail}"
         tr.write_line(line)

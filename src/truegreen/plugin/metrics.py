@@ -24,7 +24,7 @@ from truegreen.core import events, protocol
 from truegreen.core.metrics import RUN_ID, new_run_id
 from truegreen.guards.hook import quiet
 from truegreen.guards.violations import StreamWriter
-from truegreen.plugin.stash import METRICS_RUN_DIR_KEY, per_test
+from truegreen.plugin.stash import METRICS_EMIT_KEY, METRICS_RUN_DIR_KEY, per_test
 
 # The per-test records are written for every test of the run, so they are formatted here
 # rather than through json.dumps (a new encoder per call, a dict per record): only strings
@@ -39,8 +39,9 @@ def _opening(kind: str) -> str:
     return f'{{{_quote(events.EVENT)}:{_quote(kind)},"t":'
 
 
-_TEST_START, _PHASE, _TEST_END, _FIXTURE = map(
-    _opening, (events.TEST_START, events.PHASE, events.TEST_END, events.FIXTURE)
+_TEST_START, _PHASE, _TEST_END, _FIXTURE, _FIXTURE_TEARDOWN = map(
+    _opening,
+    (events.TEST_START, events.PHASE, events.TEST_END, events.FIXTURE, events.FIXTURE_TEARDOWN),
 )
 
 # What the xdist controller tells each worker: the run's id.
@@ -78,6 +79,7 @@ class MetricsPlugin:
         config.stash[METRICS_RUN_DIR_KEY] = str(self.directory)  # for the guards' children
         path = self.directory / f"{self.role}-{os.getpid()}.jsonl"
         self.writer = StreamWriter(str(path), self.role, self.run)
+        config.stash[METRICS_EMIT_KEY] = self.emit
 
     @classmethod
     def register(cls, config: pytest.Config, directory: str) -> None:
@@ -105,7 +107,8 @@ class MetricsPlugin:
 
 
 class Recorder:
-    """The records of each test: its start and end, its phases, its fixtures' setups.
+    """The records of each test: its start and end, its phases, its fixtures' setups and
+    teardowns.
 
     The per-test fan-out (plugin/fanout.py) hands it each test's start, reports and end, last
     of the features: a phase's outcome is recorded after the guards have failed it.
@@ -115,6 +118,8 @@ class Recorder:
         self.line = writer.line
         self.started: dict[str, tuple[float, str]] = {}  # node id -> (start, quoted node id)
         self.names: dict[str, str] = {}  # fixture names and scopes, quoted once each
+        self.current = ""  # the test whose protocol runs: a fixture's teardown counts in it
+        self.tearing: dict[Any, float] = {}  # fixture definition -> its teardown's start
 
     def _quoted(self, name: str) -> str:
         found = self.names.get(name)
@@ -129,6 +134,7 @@ class Recorder:
     def on_logstart(self, nodeid: str) -> None:
         now, test = time.time(), _quote(nodeid)
         self.started[nodeid] = (now, test)
+        self.current = nodeid
         self.line(f'{_TEST_START}{now!r},"test":{test}}}')
 
     def on_logreport(self, report: pytest.TestReport) -> None:
@@ -159,3 +165,20 @@ class Recorder:
                 f'"fixture":{self._quoted(fixturedef.argname)},'
                 f'"scope":{self._quoted(fixturedef.scope)},"duration":{duration:.6f}}}'
             )
+            # Finalizers run last-added first: the fixture's own teardown, added by its
+            # setup, runs right after this mark, and pytest_fixture_post_finalizer after it.
+            fixturedef.addfinalizer(lambda: self._tearing_down(fixturedef))
+
+    def _tearing_down(self, fixturedef: Any) -> None:
+        self.tearing[fixturedef] = time.perf_counter()
+
+    def pytest_fixture_post_finalizer(self, fixturedef: Any) -> None:
+        start = self.tearing.pop(fixturedef, None)
+        if start is None:
+            return  # torn down before this recorder saw its setup, or already recorded
+        duration = time.perf_counter() - start
+        self.line(
+            f'{_FIXTURE_TEARDOWN}{time.time()!r},"test":{self._test(self.current)},'
+            f'"fixture":{self._quoted(fixturedef.argname)},'
+            f'"scope":{self._quoted(fixturedef.scope)},"duration":{duration:.6f}}}'
+        )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import pytest
 
@@ -41,6 +41,9 @@ PER_TEST_KEY: pytest.StashKey[PerTest] = pytest.StashKey()
 # The directory this run's event stream goes to (``DIR/<run id>``), set when the metrics are
 # on: the guards keep their children's files under it.
 METRICS_RUN_DIR_KEY = pytest.StashKey[str]()
+# Adds a record to this process's event stream (``emit(kind, **fields)``), set when the
+# metrics are on: the ambient reads record each test's variable names through it.
+METRICS_EMIT_KEY = pytest.StashKey[Callable[..., None]]()
 ENV_WATCH_KEY = pytest.StashKey["EnvWatch"]()
 
 

@@ -14,6 +14,7 @@ start-up modules, say) runs in a new process.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -27,35 +28,77 @@ from truegreen.core.claims import Claim
 from truegreen.core.junit import read_junit
 from truegreen.guards.children import with_shim
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
+from truegreen.guards.parent import PARENT_VAR
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
+from truegreen.runner.procs import InFlight, Stopped, alive
 
 OPTIONS = ("-q", "-p", "no:cacheprovider")
 # The guards of a test that runs truegreen ablate belong in each run, not in the server: a
 # fork server refuses to start with an audit hook installed.
 CHILD_ONLY = (RUN_VAR,)
+PREFIX = "truegreen-ablate-"  # then the pid of the process whose folder it is
 
 
 def environment() -> dict[str, str]:
-    """This process's environment, with the shim that serves a mutant first on PYTHONPATH."""
+    """This process's environment, with the shim that serves a mutant first on PYTHONPATH,
+    and this process named as the parent each run dies with (:mod:`truegreen.guards.parent`)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = with_shim(env.get("PYTHONPATH"))
+    env[PARENT_VAR] = str(os.getpid())
     return env
 
 
+def sweep(directory: Optional[str] = None) -> list[str]:
+    """Remove the temporary folders that killed ``truegreen ablate`` runs left in
+    ``directory`` (by default the temporary directory): this user's folders named for a
+    process that is gone (``truegreen-ablate-PID-...``). The folders removed."""
+    if os.name != "posix":  # elsewhere a signal 0 is no question: it ends the process
+        return []
+    where = directory or tempfile.gettempdir()
+    removed = []
+    try:
+        entries = list(os.scandir(where))
+    except OSError:
+        return []
+    for entry in entries:
+        pid, dash, _ = entry.name[len(PREFIX) :].partition("-")
+        if not entry.name.startswith(PREFIX) or not dash or not pid.isdigit():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or alive(int(pid)):
+                continue
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(entry.path)
+    return removed
+
+
 class Runner:
-    """Runs a claim's tests, ablated or not, within ``timeout`` seconds a run."""
+    """Runs a claim's tests, ablated or not, within ``timeout`` seconds a run.
+
+    Every run's files (its report, its mutant, pytest's base) are in one temporary folder
+    of the runner's, named for this process so that a later start can tell a killed
+    runner's folder (:func:`sweep`), and removed by :meth:`close`. :meth:`stop` ends the
+    runs in flight and starts no other.
+    """
 
     def __init__(self, timeout: float, server: Optional[ForkServer] = None) -> None:
         self.timeout = timeout
         self.server = server
+        self.scratch = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+        self.flight = InFlight()
 
     @classmethod
     def start(cls, timeout: float, warm: bool, targets: Sequence[str]) -> Runner:
         """A runner; with ``warm`` and where the OS can fork, one that forks a warm server
-        that has not imported any of ``targets``."""
+        that has not imported any of ``targets``. The folders of killed runners go first."""
+        sweep()
         if not warm:
             return cls(timeout)
         if not forkserver.available():
@@ -69,9 +112,16 @@ class Runner:
             return cls(timeout)
         return cls(timeout, server)
 
+    def stop(self) -> None:
+        """End the runs in flight, each with its whole process tree; start no other."""
+        self.flight.stop()
+
     def close(self) -> None:
-        if self.server is not None:
-            self.server.close()
+        try:
+            if self.server is not None:
+                self.server.close()
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def forks(self, target: Optional[str]) -> bool:
         """Whether a run ablating ``target`` (None: unablated) is forked by the warm server."""
@@ -81,9 +131,14 @@ class Runner:
 
     def run(self, tests: Sequence[str], mutant: Optional[tuple[str, str]]) -> Run:
         """One pytest run over ``tests``; with ``mutant`` (path, source) it runs ablated."""
-        with tempfile.TemporaryDirectory(prefix="truegreen-ablate-") as tmp:
+        if self.flight.stopped:
+            raise Stopped
+        with tempfile.TemporaryDirectory(prefix="run-", dir=self.scratch) as tmp:
             report = os.path.join(tmp, "report.xml")
             env = environment()
+            # What pytest puts in the temporary directory (the seal's session folder) goes with
+            # the run's folder, even when the run is killed before it can remove it.
+            env.update(TMPDIR=tmp, TEMP=tmp, TMP=tmp)
             if mutant is not None:
                 spec = os.path.join(tmp, "mutant.marshal")
                 write_spec(spec, *mutant)
@@ -95,7 +150,8 @@ class Runner:
                     "-o", "junit_family=xunit1", *tests]  # fmt: skip
             server = self.server if self.forks(mutant[0] if mutant else None) else None
             pytest = PytestProcess((), who="truegreen ablate", env=env, server=server)
-            done = pytest.call(args, env=env, deadline=time.time() + self.timeout)
+            done = pytest.call(args, env=env, deadline=time.time() + self.timeout, within=tmp,
+                               watch=self.flight)  # fmt: skip
             if done.timed_out:
                 return Run(status=-1, timed_out=True)
             if not os.path.exists(report):
@@ -132,27 +188,38 @@ class Ablator:
         ablated verdict."""
         needed = sorted({tests for _, tests, ablated in claims if isinstance(ablated, str)})
         with ThreadPoolExecutor(self.jobs) as pool:
-            premises = {tests: pool.submit(self._premise, tests) for tests in needed}
-            runs = [
-                pool.submit(self._ablated, claim, tests, ablated)
-                if isinstance(ablated, str)
-                else None
-                for claim, tests, ablated in claims
-            ]
-            outcomes = []
-            for (claim, tests, ablated), future in zip(claims, runs):
-                if isinstance(ablated, Verdict):
-                    outcome = Outcome(claim, ablated, 0.0)
-                else:
-                    assert future is not None
-                    failed, premise_seconds = premises[tests].result()
-                    verdict, seconds = future.result()
-                    outcome = Outcome(claim, failed or verdict, seconds + premise_seconds)
-                sys.stderr.write(
-                    f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} "
-                    f"({outcome.seconds:.1f}s)\n"
-                )
-                outcomes.append(outcome)
+            try:
+                return self._run(claims, needed, pool)
+            except BaseException:  # a signal (Ctrl-C, SIGTERM): end the runs, start no other
+                self.runner.stop()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+
+    def _run(
+        self,
+        claims: Sequence[Item],
+        needed: Sequence[tuple[str, ...]],
+        pool: ThreadPoolExecutor,
+    ) -> list[Outcome]:
+        premises = {tests: pool.submit(self._premise, tests) for tests in needed}
+        runs = [
+            pool.submit(self._ablated, claim, tests, ablated) if isinstance(ablated, str) else None
+            for claim, tests, ablated in claims
+        ]
+        outcomes = []
+        for (claim, tests, ablated), future in zip(claims, runs):
+            if isinstance(ablated, Verdict):
+                outcome = Outcome(claim, ablated, 0.0)
+            else:
+                assert future is not None
+                failed, premise_seconds = premises[tests].result()
+                verdict, seconds = future.result()
+                outcome = Outcome(claim, failed or verdict, seconds + premise_seconds)
+            sys.stderr.write(
+                f"truegreen ablate: {claim.test}: {outcome.verdict.verdict} "
+                f"({outcome.seconds:.1f}s)\n"
+            )
+            outcomes.append(outcome)
         return outcomes
 
     def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from importlib.machinery import PathFinder  # here: an import inside find_spec recurses
 from typing import Any
 
+from truegreen.guards.parent import PARENT_VAR
+
 
 class Avoided(BaseException):
     """Not an ImportError: a plugin's ``except ImportError`` fallback must not swallow it,
@@ -42,9 +44,14 @@ def loaded_files() -> list[str]:
 
 def environ(env: dict[str, str]) -> None:
     """The child's own environment, and what the ``sitecustomize`` shim does at start-up in
-    it: serve an ablation's mutant, start the guards of the test that runs ``truegreen``."""
+    it: serve an ablation's mutant, start the guards of the test that runs ``truegreen``. (A
+    forked child dies with the server, not with the server's parent: ``_TRUEGREEN_PARENT``
+    stays out.)"""
     os.environ.clear()
-    os.environ.update(env)
+    os.environ.update({name: value for name, value in env.items() if name != PARENT_VAR})
+    tempfile: Any = sys.modules.get("tempfile")
+    if tempfile is not None:  # as a new process would, it finds its TMPDIR afresh
+        tempfile.tempdir = None
     if env.get("_TRUEGREEN_MUTANT"):
         from truegreen.guards.mutant import install_from_environment
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Optional
 
 from truegreen.runner.forkserver import SERVE, server_options
-from truegreen.runner.procs import Child
+from truegreen.runner.procs import Child, popen
 
 
 class Remote:
@@ -59,8 +59,8 @@ class ForkServer:
         RuntimeError with the reason when it refuses."""
         options = server_options(pytest_args, avoid)
         argv = [sys.executable, "-c", SERVE, json.dumps(options)]
-        process = subprocess.Popen(argv, env=dict(env), stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
+        process = popen(argv, env=dict(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        start_new_session=True)  # fmt: skip
         assert process.stdout is not None
         hello = process.stdout.readline()
         try:
@@ -156,7 +156,7 @@ def start_pytest(
         return server.spawn(args, output or os.devnull, fork_env, cwd)
     argv = [sys.executable, "-m", "pytest", *args]
     if output is None:
-        return subprocess.Popen(argv, env=dict(env), cwd=cwd, start_new_session=True)
+        return popen(argv, env=dict(env), cwd=cwd, start_new_session=True)
     with open(output, "wb") as handle:
-        return subprocess.Popen(argv, env=dict(env), cwd=cwd, start_new_session=True,
-                                stdout=handle, stderr=subprocess.STDOUT)  # fmt: skip
+        return popen(argv, env=dict(env), cwd=cwd, start_new_session=True, stdout=handle,
+                     stderr=subprocess.STDOUT)  # fmt: skip

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from truegreen.core.protocol import PLUGIN_MODULES
+from truegreen.guards import parent
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner.forkchild import Avoid, Avoided, environ, loaded_files
 
@@ -219,12 +220,13 @@ def _reap(children: dict[int, int]) -> None:
 def _fork(request: dict[str, Any], wake: tuple[int, int]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
+    server = os.getpid()
     pid = os.fork()
     if pid:
         return pid
     status = 70  # EX_SOFTWARE: the child failed before pytest could say anything
     try:
-        status = _child(request, wake)
+        status = _child(request, wake, server)
     except BaseException:  # never return into the server's loop
         with open(2, "w", closefd=False) as err:
             import traceback
@@ -234,9 +236,11 @@ def _fork(request: dict[str, Any], wake: tuple[int, int]) -> int:
         os._exit(status)
 
 
-def _child(request: dict[str, Any], wake: tuple[int, int]) -> int:
+def _child(request: dict[str, Any], wake: tuple[int, int], server: int) -> int:
     """In the forked child: become ``python -m pytest ARGS``, run it, and return its status."""
     os.setsid()
+    if parent.armed():  # the server dies with its parent: its children die with the server
+        parent.die_with(server)
     signal.set_wakeup_fd(-1)
     for fd in wake:
         os.close(fd)

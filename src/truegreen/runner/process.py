@@ -10,6 +10,7 @@ process tree, and to say in one line why a run proved nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -25,7 +26,7 @@ from truegreen.core.errors import DataError, UsageError
 from truegreen.core.metrics import read_dir
 from truegreen.core.outcomes import Outcomes
 from truegreen.runner.forkclient import ForkServer, start_pytest
-from truegreen.runner.procs import Child, wait_until
+from truegreen.runner.procs import Child, InFlight, wait_until
 
 Progress = Callable[[str], None]
 
@@ -121,14 +122,19 @@ class PytestProcess:
         deadline: Optional[float] = None,
         everything: bool = False,
         capture: bool = True,
+        within: Optional[str] = None,
+        watch: Optional[InFlight] = None,
     ) -> Finished:
         """Run ``pytest ARGS`` to its end or to ``deadline`` (epoch seconds), when its whole
-        process tree is ended (``everything``: every orphan of this subreaper's too)."""
+        process tree is ended (``everything``: every orphan of this subreaper's too). Its
+        output goes to a temporary folder in ``within`` (by default the temporary directory);
+        ``watch`` holds the run while it lasts, to end it when the verb is stopped."""
         self.calls += 1
-        with tempfile.TemporaryDirectory(prefix="truegreen-pytest-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="truegreen-pytest-", dir=within) as scratch:
             output = os.path.join(scratch, "output") if capture else None
             child = self.start(args, output, env)
-            status, timed_out = wait_until(child, deadline, everything=everything)
+            with watch.holding(child) if watch is not None else contextlib.nullcontext():
+                status, timed_out = wait_until(child, deadline, everything=everything)
             text = ""
             if output is not None and os.path.exists(output):
                 with open(output, "rb") as handle:

@@ -8,7 +8,9 @@ from truegreen.audit.base import Rule
 class SyntaxErrorRule(Rule):
     """## What it does
     Reports a file the audit could not parse (or decode) as Python, at the place the parser
-    stopped.
+    stopped; a file it could not read at all (a dangling symbolic link, no permission); and a
+    file nested too deeply for the parser or a rule to descend (a generated expression
+    thousands of levels deep), at its first line. The audit goes on to the next file.
 
     ## Why is this bad?
     A file that does not parse is a file no rule looked at: the audit would otherwise be clean

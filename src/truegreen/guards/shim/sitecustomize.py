@@ -13,6 +13,16 @@ if TYPE_CHECKING:
     from typing import Callable, Optional
 
 
+def _die_with_parent() -> None:
+    if os.environ.get("_TRUEGREEN_PARENT"):
+        try:
+            from truegreen.guards.parent import from_environment
+        except ImportError:  # another interpreter: not a run that truegreen started
+            os.environ.pop("_TRUEGREEN_PARENT", None)
+            return
+        from_environment()
+
+
 def _serve_mutant() -> None:
     if os.environ.get("_TRUEGREEN_MUTANT"):
         from truegreen.guards.mutant import install_from_environment
@@ -109,5 +119,6 @@ def _chain() -> None:
 
 
 _serve_mutant()
+_die_with_parent()  # after the mutant: an ablation reaches truegreen.guards.parent
 _start_guards()
 _chain()

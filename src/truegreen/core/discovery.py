@@ -1,0 +1,311 @@
+"""``truegreen ablate --discover``: claims derived from what each negative test caught.
+
+The tracing run (:mod:`truegreen.plugin.discovery`) reports, for each passing test, every
+exception it caught, with the traceback from the catching frame inward, each frame marked
+as the project's own source, a test file, the standard library or a dependency. Here each
+caught exception becomes a claim, or the reason it cannot:
+
+- raised by a ``raise`` statement in the project's source, directly in the body of an
+  ``if`` with no ``else``: replace the ``if``'s condition with ``False``, so the guard
+  never fires and the code goes on after it;
+- any other ``raise`` (no ``if`` around it, or an ``if`` with an ``else`` that the guard
+  made False would run instead, or a guard that is not an exactly-once expression of its
+  file): delete the ``raise`` statement; failing that, the guard (``True`` for a raise in
+  the ``else``);
+- anything else is not derivable: the exception came from the standard library, from a
+  dependency, from a line of the project that is not a ``raise`` (a subscript, a call into
+  a builtin), or from the test's own code; or neither anchor occurs exactly once.
+
+Each claim is an exactly-once anchor, as an ``Ablation:`` record's is, and
+:func:`add_records` writes killed claims into the tests' docstrings as such records.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from truegreen.core.claims import Claim, read_records
+from truegreen.core.snippets import SnippetError, find_expressions, find_statements
+
+PROJECT = "project"
+TEST = "test"
+STDLIB = "stdlib"
+DEPENDENCY = "dependency"
+
+_TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def is_test_path(relative: str) -> bool:
+    """Whether a file of the project (a path relative to its root) is test code: under a
+    ``tests``/``test``/``testing`` directory, or a ``test_*.py``, ``*_test.py`` or
+    ``conftest.py``."""
+    parts = relative.replace(os.sep, "/").split("/")
+    name = parts[-1]
+    if any(part in _TEST_DIRS for part in parts[:-1]):
+        return True
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str  # absolute
+    line: int
+    kind: str  # PROJECT, TEST, STDLIB or DEPENDENCY
+
+
+@dataclass(frozen=True)
+class Caught:
+    """One exception a passing test caught: its type and its frames, catcher first."""
+
+    test: str
+    type: str
+    frames: tuple[Frame, ...]
+
+
+@dataclass(frozen=True)
+class Derived:
+    """What one caught exception gave: a claim, or why there is none. ``where`` is the
+    line the test should be sensitive to (``path:line``), ``raise_text`` the statement."""
+
+    caught: Caught
+    claim: Optional[Claim]
+    why: str = ""
+    where: str = ""
+    raise_text: str = ""
+
+
+Sources = Callable[[str], Optional[str]]  # absolute path -> its text, None if unreadable
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _statement_at(tree: ast.AST, line: int) -> Optional[ast.stmt]:
+    """The innermost statement that spans ``line`` (a walk goes level by level, so the
+    last one found is the deepest)."""
+    found: Optional[ast.stmt] = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            found = node
+    return found
+
+
+def _parent(tree: ast.AST, child: ast.stmt) -> tuple[Optional[ast.AST], str]:
+    """The node whose statement list holds ``child``, and that list's name."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            value = getattr(node, name, None)
+            if isinstance(value, list) and any(item is child for item in value):
+                return node, name
+    return None, ""
+
+
+def quotable(text: str) -> bool:
+    """Whether a snippet can be quoted in a record: one line, and a backtick quote fits."""
+    return "\n" not in text and "``" not in text and not text.endswith("`")
+
+
+def _count(find: Callable[[str, str], list[object]], source: str, snippet: str) -> int:
+    try:
+        return len(find(source, snippet))
+    except (SnippetError, SyntaxError):
+        return 0
+
+
+_LIBRARIES = (
+    re.compile(r"[/\\](?:site-packages|dist-packages)[/\\](.+)$"),
+    re.compile(r"[/\\](?:python\d+\.\d+|Lib)[/\\](.+)$"),
+)
+
+
+def _short(path: str) -> str:
+    """A library file as its import path shows it: ``json/decoder.py``."""
+    for pattern in _LIBRARIES:
+        found = pattern.search(path)
+        if found:
+            return found.group(1).replace("\\", "/")
+    return path
+
+
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def derive(caught: Caught, sources: Sources, root: str) -> Derived:
+    """The claim of one caught exception, or why there is none (paths relative to ``root``)."""
+    if not caught.frames:
+        return Derived(caught, None, f"{caught.type} has no traceback to follow")
+    inner = caught.frames[-1]
+    project = [f for f in caught.frames if f.kind == PROJECT]
+    if inner.kind != PROJECT:
+        where = {STDLIB: "the standard library", DEPENDENCY: "a dependency",
+                 TEST: "the test's own code"}[inner.kind]  # fmt: skip
+        place = _relative(inner.path, root) if inner.kind == TEST else _short(inner.path)
+        why = f"{caught.type} raised in {where} ({place}:{inner.line})"
+        if inner.kind == TEST:
+            why = f"{caught.type} raised in the test's own code or by a builtin it called " \
+                  f"({place}:{inner.line})"  # fmt: skip
+        if project:
+            last = project[-1]
+            why += f", called from {_relative(last.path, root)}:{last.line}"
+        elif inner.kind != TEST:
+            why += ", not through the project's source"
+        return Derived(caught, None, why)
+    path = _relative(inner.path, root)
+    where = f"{path}:{inner.line}"
+    source = sources(inner.path)
+    if source is None:
+        return Derived(caught, None, f"{where}: the file cannot be read", where)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return Derived(caught, None, f"{where}: the file does not parse", where)
+    statement = _statement_at(tree, inner.line)
+    text = squash(ast.get_source_segment(source, statement) or "") if statement else ""
+    if not isinstance(statement, ast.Raise):
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        return Derived(caught, None,
+                       f"{caught.type} not raised by a raise statement: {where} `{shown}`",
+                       where)  # fmt: skip
+    parent, branch = _parent(tree, statement)
+    condition = parent.test if isinstance(parent, ast.If) else None
+    guarded = condition is not None and branch in ("body", "orelse")
+    # The guard made False skips the raise and goes on after the `if`; with an `else` (or
+    # for a raise in the `else`) it would run the other branch instead, which may raise
+    # too: then the raise itself is deleted, and the guard is the last resort.
+    alone = guarded and branch == "body" and not getattr(parent, "orelse", None)
+    tried: list[str] = []
+    order = ("guard", "raise") if alone else ("raise", "guard") if guarded else ("raise",)
+    for anchor in order:
+        if anchor == "guard" and condition is not None:
+            guard = squash(ast.get_source_segment(source, condition) or "")
+            count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
+            if count == 1 and quotable(guard):
+                new = "False" if branch == "body" else "True"
+                return Derived(caught, Claim(caught.test, path, guard, new, 0), "", where, text)
+            tried.append(f"the guard `{guard}` occurs {count} times" if count != 1
+                         else f"the guard `{guard}` cannot be quoted")  # fmt: skip
+        else:
+            count = _count(find_statements, source, text)  # type: ignore[arg-type]
+            if count == 1 and quotable(text):
+                return Derived(caught, Claim(caught.test, path, text, None, 0), "", where, text)
+            tried.append(f"`{text}` occurs {count} times" if count != 1
+                         else f"`{text}` cannot be quoted")  # fmt: skip
+    why = f"no exactly-once anchor at {where}: " + "; ".join(tried)
+    return Derived(caught, None, why, where, text)
+
+
+# -- writing records --------------------------------------------------------------------
+
+
+class NotWritten(ValueError):
+    """A record that cannot be added to a test; the message says why."""
+
+
+def _quote(text: str) -> str:
+    return f"``{text}``" if "`" in text else f"`{text}`"
+
+
+def clause(claim: Claim) -> str:
+    """The record of one claim, as a person would write it."""
+    if claim.new is None:
+        return f"Ablation: delete {_quote(claim.snippet)} in {_quote(claim.path)}."
+    return (
+        f"Ablation: replace {_quote(claim.snippet)} with {_quote(claim.new)} in "
+        f"{_quote(claim.path)}."
+    )
+
+
+def _function(tree: ast.Module, name: str) -> Optional[ast.AST]:
+    """The test function (``test_x``) or method (``TestX::test_x``) named ``name``."""
+    scope: list[ast.stmt] = tree.body
+    found: Optional[ast.AST] = None
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for part in name.split("::"):
+        node = next((n for n in scope if isinstance(n, kinds) and n.name == part), None)
+        if node is None:
+            return None
+        found, scope = node, node.body
+    return found
+
+
+_PREFIX = re.compile(r"^([rRuU]?)(\"\"\"|''')")
+
+
+def add_records(source: str, prefix: str, function: str, claims: list[Claim]) -> str:
+    """``source`` with a record of each claim added to the docstring of ``function``
+    (``test_x`` or ``TestX::test_x``) of the test file ``prefix``; a docstring is added
+    when there is none. Nothing else of the file changes; a claim the test's records
+    already hold is skipped. :class:`NotWritten` when it cannot be done safely."""
+    tree = ast.parse(source)
+    node = _function(tree, function)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise NotWritten(f"{prefix}::{function}: expected a test function, found none")
+    nodeid = f"{prefix}::{function}"
+    held = {(c.path, c.snippet, c.new) for c in read_records(source, prefix)[0] if c.test == nodeid}
+    wanted = []  # each anchor once: the claims of a parametrized test's cases are the same
+    for claim in claims:
+        if (claim.path, claim.snippet, claim.new) not in held:
+            held.add((claim.path, claim.snippet, claim.new))
+            wanted.append(claim)
+    if not wanted:
+        return source
+    lines = source.splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    first = node.body[0]
+    indent = " " * first.col_offset
+    if first.lineno == node.lineno:
+        raise NotWritten(f"{nodeid}: its body is on the line of its `def`")
+    texts = [clause(c) for c in wanted]
+    docstring = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    if not docstring:
+        body = newline.join(f"{indent}{t}" if i else t for i, t in enumerate(texts))
+        if '"""' in body or "\\" in body:
+            raise NotWritten(f"{nodeid}: the record cannot be quoted in a docstring")
+        lines.insert(first.lineno - 1, f'{indent}"""{body}"""{newline}')
+        return _checked("".join(lines), prefix, nodeid, wanted)
+    start = lines[first.lineno - 1]
+    opening = _PREFIX.match(start[first.col_offset :])
+    if opening is None:
+        raise NotWritten(f"{nodeid}: its docstring is not a triple-quoted string")
+    raw, quote = opening.group(1).lower() == "r", opening.group(2)
+    end_line = first.end_lineno or first.lineno
+    last = lines[end_line - 1]
+    close = first.end_col_offset or 0
+    if last[close - 3 : close] != quote:
+        raise NotWritten(f"{nodeid}: its docstring does not end where expected")
+    added = []
+    for text in texts:
+        if quote in text or (raw and "\\" in text):
+            raise NotWritten(f"{nodeid}: the record cannot be quoted in its docstring")
+        added.append(indent + (text if raw else text.replace("\\", "\\\\")) + newline)
+    before, after = last[: close - 3], last[close - 3 :]
+    if before.strip():  # the closing quotes follow text: they go to a line of their own
+        new = [before + newline, newline, *added, indent + after]
+    else:
+        new = [] if end_line > first.lineno and not lines[end_line - 2].strip() else [newline]
+        new += [*added, last]
+    lines[end_line - 1 : end_line] = new
+    return _checked("".join(lines), prefix, nodeid, wanted)
+
+
+def _checked(source: str, prefix: str, nodeid: str, wanted: list[Claim]) -> str:
+    """``source`` when it parses and its records of ``nodeid`` hold every wanted claim."""
+    try:
+        held = {(c.path, c.snippet, c.new) for c in read_records(source, prefix)[0]
+                if c.test == nodeid}  # fmt: skip
+    except SyntaxError as exc:
+        raise NotWritten(f"{nodeid}: the rewritten file would not parse ({exc.msg})") from None
+    missing = [c for c in wanted if (c.path, c.snippet, c.new) not in held]
+    if missing:
+        raise NotWritten(f"{nodeid}: the record would not read back as written")
+    return source

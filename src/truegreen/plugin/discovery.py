@@ -1,0 +1,231 @@
+"""The tracing run of ``truegreen ablate --discover``: which exceptions each test caught.
+
+Loaded with ``-p truegreen.plugin.discovery --truegreen-discover-out=FILE`` into one pytest
+run, and into no other. While a test's call runs, it watches for an exception *caught* in
+the test's own module, or in ``pytest.raises`` and ``assertRaises`` (their function forms
+catch in pytest's and unittest's code): on Python 3.12+ with ``sys.monitoring``'s
+``EXCEPTION_HANDLED`` event, below it with ``sys.settrace``, tracing the frames of those
+files alone (every other frame's call is seen and let go untraced). For each caught
+exception it keeps the traceback from the catching frame inward, each frame marked
+``project`` (the project's own source), ``test``, ``stdlib`` or ``dependency``; the
+``truegreen ablate`` process turns that into claims (:mod:`truegreen.core.discovery`).
+
+At the end of the session it writes FILE: JSON, one entry per test that passed and caught
+something, and the number of tests that passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import sysconfig
+from collections.abc import Generator
+from pathlib import Path
+from types import CodeType, FrameType, TracebackType
+from typing import Any, Callable, Optional
+
+import pytest
+
+from truegreen.core.discovery import DEPENDENCY, PROJECT, STDLIB, TEST, is_test_path
+
+OPTION = "--truegreen-discover-out"
+METHOD_OPTION = "--truegreen-discover-method"  # settrace: the fallback even on 3.12+ (tests)
+TOOL_NAME = "truegreen-discover"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(OPTION, help="(truegreen ablate --discover) where to write the trace")
+    parser.addoption(METHOD_OPTION, choices=("auto", "settrace"), default="auto",
+                     help="(truegreen ablate --discover) how to trace")  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    out = config.getoption(OPTION)
+    if out:
+        config.pluginmanager.register(Tracer(config, out), "truegreen-discover-tracer")
+
+
+def _catcher_files() -> set[str]:
+    """The files outside the test modules whose frames catch for a test: the function
+    forms of ``pytest.raises`` and ``assertRaises``."""
+    import unittest.case
+
+    files: set[str] = set()
+    for module in (unittest.case, sys.modules.get("_pytest.python_api"),
+                   sys.modules.get("_pytest.raises")):  # fmt: skip
+        filename = getattr(module, "__file__", None)
+        if filename:  # as code objects name it, and as it is
+            files.update((filename, os.path.realpath(filename)))
+    return files
+
+
+class Tracer:
+    """Per test call: the exceptions caught by the test; at the end, the file."""
+
+    def __init__(self, config: pytest.Config, out: str) -> None:
+        self.root = os.path.realpath(config.rootpath)
+        self.out = out
+        self.settrace = config.getoption(METHOD_OPTION) == "settrace"
+        self.catchers = _catcher_files()  # as code objects name them, and real paths
+        self.tests: set[str] = set()  # the collected test modules
+        self.kinds: dict[str, str] = {}
+        self.catching: dict[str, bool] = {}  # filename -> whether its frames catch for a test
+        self.caught: list[tuple[BaseException, Optional[TracebackType]]] = []
+        self.found: dict[str, list[dict[str, Any]]] = {}
+        self.failed: set[str] = set()
+        self.passed: set[str] = set()
+        self.method = ""  # how the last test call was traced
+        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+        self.prefixes = tuple(os.path.realpath(p) + os.sep for p in prefixes)
+        stdlib = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
+        self.stdlib = tuple(os.path.realpath(p) + os.sep for p in stdlib)
+
+    # -- where a frame is ---------------------------------------------------------------
+
+    def kind(self, filename: str) -> str:
+        found = self.kinds.get(filename)
+        if found is None:
+            found = self.kinds[filename] = self._kind(filename)
+        return found
+
+    def _kind(self, filename: str) -> str:
+        if filename.startswith("<"):  # <frozen importlib._bootstrap>, <string>
+            return STDLIB if filename.startswith("<frozen ") else DEPENDENCY
+        path = os.path.realpath(filename)
+        if path in self.tests:
+            return TEST
+        parts = Path(path).parts
+        if "site-packages" in parts or "dist-packages" in parts:
+            return DEPENDENCY
+        if path.startswith(self.stdlib):
+            return STDLIB
+        if path.startswith(self.prefixes) or not path.startswith(self.root + os.sep):
+            return DEPENDENCY
+        if is_test_path(os.path.relpath(path, self.root)):
+            return TEST
+        return PROJECT
+
+    def catches(self, filename: str) -> bool:
+        return filename in self.catchers or self.kind(filename) == TEST
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        self.tests = {os.path.realpath(item.path) for item in items}
+        self.kinds.clear()
+        self.catching.clear()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
+        self.caught = []
+        stop = self._start()
+        try:
+            return (yield)
+        finally:
+            stop()
+            caught, self.caught = self.caught, []
+            entries = [self._entry(exc, tb) for exc, tb in caught]
+            if entries:
+                self.found[item.nodeid] = entries
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed or report.skipped:
+            self.failed.add(report.nodeid)
+        elif report.when == "call":
+            self.passed.add(report.nodeid)
+
+    def pytest_sessionfinish(self) -> None:
+        passed = self.passed - self.failed
+        document = {
+            "passed": len(passed),
+            "method": self.method,
+            "tests": [
+                {"test": test, "caught": entries}
+                for test, entries in self.found.items()
+                if test in passed
+            ],
+        }
+        with open(self.out, "w", encoding="utf-8") as handle:
+            json.dump(document, handle)
+
+    # -- what a caught exception was --------------------------------------------------------
+
+    def _entry(self, exc: BaseException, tb: Optional[TracebackType]) -> dict[str, Any]:
+        frames = []
+        while tb is not None:
+            filename = tb.tb_frame.f_code.co_filename
+            path = filename if filename.startswith("<") else os.path.realpath(filename)
+            frames.append([path, tb.tb_lineno, self.kind(filename)])
+            tb = tb.tb_next
+        if len(frames) > 41:  # a deep recursion: the catcher, and the innermost frames
+            frames = frames[:1] + frames[-40:]
+        return {"type": type(exc).__name__, "frames": frames}
+
+    def _seen(self, exc: BaseException, tb: Optional[TracebackType]) -> None:
+        # its traceback as it is now: from the catching frame inward. Control flow is not a
+        # negative test's subject (StopIteration, pytest's skip and fail outcomes).
+        if not isinstance(exc, Exception) or isinstance(exc, (StopIteration, StopAsyncIteration)):
+            return
+        if not any(exc is seen for seen, _ in self.caught):
+            self.caught.append((exc, tb))
+
+    def _start(self) -> Callable[[], None]:
+        if sys.version_info >= (3, 12) and not self.settrace:
+            return self._monitor()
+        return self._settrace()
+
+    def _monitor(self) -> Callable[[], None]:  # Python 3.12+
+        monitoring: Any = getattr(sys, "monitoring")  # noqa: B009 (not in typeshed's 3.9)
+        tool = next((t for t in (4, 3, 2) if monitoring.get_tool(t) is None), None)
+        if tool is None:  # every free tool id taken (coverage, a debugger, a profiler)
+            return self._settrace()
+        monitoring.use_tool_id(tool, TOOL_NAME)
+        event = monitoring.events.EXCEPTION_HANDLED
+
+        def handled(code: CodeType, offset: int, exc: BaseException) -> None:
+            if self.catches(code.co_filename):
+                self._seen(exc, exc.__traceback__)
+
+        monitoring.register_callback(tool, event, handled)
+        monitoring.set_events(tool, event)
+        self.method = "sys.monitoring"
+
+        def stop() -> None:
+            monitoring.set_events(tool, 0)
+            monitoring.register_callback(tool, event, None)
+            monitoring.free_tool_id(tool)
+
+        return stop
+
+    def _settrace(self) -> Callable[[], None]:
+        # Below 3.12 there is no "handled" event: an exception that reaches a catching frame
+        # of a test that passes was caught there or by a caller within the same test (else
+        # the test had failed). Only the catching files' frames are traced, and not by line.
+        def local(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "exception":
+                self._seen(arg[1], arg[2])
+            return local
+
+        known = self.catching  # called for every Python call: one lookup, most of the time
+        catches = self.catches
+
+        def call(frame: FrameType, event: str, arg: Any) -> Any:
+            filename = frame.f_code.co_filename
+            found = known.get(filename)
+            if found is None:
+                found = known[filename] = catches(filename)
+            if found:
+                frame.f_trace_lines = False
+                return local
+            return None
+
+        previous = sys.gettrace()
+        sys.settrace(call)
+        self.method = "sys.settrace"
+
+        def stop() -> None:
+            sys.settrace(previous)
+
+        return stop

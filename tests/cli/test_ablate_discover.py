@@ -1,0 +1,138 @@
+"""truegreen ablate --discover over a fixture project: a sensitive negative test is killed, one
+that checks nothing specific survives, the rest say why they have no claim; --write-records
+writes the killed claims as records that ablate --records then finds killed."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import snapshot_tree
+from tests.runner.test_discovery import make_project
+from truegreen.cli import main
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return make_project(tmp_path, monkeypatch)
+
+
+def _sources(root: Path) -> dict[str, object]:
+    return {k: v for k, v in snapshot_tree(root).items() if "__pycache__" not in k}
+
+
+def test_discover_derives_runs_and_explains(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["ablate", "--discover", "tests", "-j", "2", "--format", "json"])
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert status == 1  # a claim survived
+    assert document["passed"] == 7
+    claims = {
+        (c["test"].split("::", 1)[1], c["snippet"], c["new"], c["line"]): c["verdict"]
+        for c in document["claims"]
+    }
+    assert claims == {
+        ("test_missing_is_refused", "raw is None", "False", "app/core.py:6"): "killed",
+        ("test_anything_goes_wrong", "raw is None", "False", "app/core.py:6"): "survived",
+        ("test_levels", 'raise ValueError("negative")', None, "app/core.py:12"): "killed",
+        ("test_levels", "level > 9", "False", "app/core.py:15"): "killed",
+        ("TestRefusal::test_refuse", 'raise PermissionError("no")', None, "app/core.py:28"):
+            "killed",
+    }  # fmt: skip
+    why = {  # the standard library's line numbers differ between Pythons
+        d["test"].split("::", 1)[1]: re.sub(r"decoder\.py:\d+", "decoder.py:N", d["why"])
+        for d in document["not_derivable"]
+    }
+    assert why == {
+        "test_bad_json": "JSONDecodeError raised in the standard library (json/decoder.py:N),"
+        " called from app/core.py:20",
+        "test_missing_key": "KeyError not raised by a raise statement: app/core.py:24 "
+        "`return table[key]`",
+    }
+    assert len(document["negative_tests"]) == 6
+    assert "truegreen ablate --discover: 5 claims derived" in captured.err
+
+
+def test_discover_writes_no_file_without_write_records(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `args.write_records` with `True` in
+    `src/truegreen/cli/ablate_discover.py`."""
+    before = _sources(project)
+    status = main(["ablate", "--discover", "tests/test_core.py", "-j", "2"])
+    out = capsys.readouterr().out
+    assert "killed" in out  # premise: there were killed claims a write would have recorded
+    assert status == 1
+    assert _sources(project) == before
+    assert (
+        "  tests/test_core.py::test_anything_goes_wrong: should fail without app/core.py:6 "
+        '`raise ValueError("missing")` (replace `raw is None` with `False`)'
+    ) in out.splitlines()
+    assert out.splitlines()[-1] == (
+        "6 negative tests (of 7 passing), 5 claims derived: 4 killed, 1 survived, "
+        "2 caught exceptions with no claim"
+    )
+
+
+def test_written_records_are_killed_by_ablate_records(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tests = project / "tests" / "test_core.py"
+    tests.chmod(0o640)
+    before = tests.read_text()
+    assert main(["ablate", "--discover", "tests", "--write-records", "-j", "2"]) == 1
+    assert "wrote 4 records to tests/test_core.py" in capsys.readouterr().out
+    after = tests.read_text()
+    changes = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines()).get_opcodes()
+    assert {op for op, *_ in changes} == {"equal", "insert"}  # lines added, none changed
+    assert oct(tests.stat().st_mode & 0o777) == oct(0o640)
+    assert [p.name for p in tests.parent.iterdir() if p.name.startswith(".")] == []
+    assert main(["ablate", "--records", "tests/test_core.py", "-j", "2", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)["records"]
+    assert [(r["test"].split("::", 1)[1], r["verdict"]) for r in records] == [
+        ("test_missing_is_refused", "killed"),
+        ("test_levels", "killed"),
+        ("test_levels", "killed"),
+        ("TestRefusal::test_refuse", "killed"),
+    ]
+
+
+def test_discover_usage_errors_are_one_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablations: delete `if args.discover is None: raise UsageError("truegreen ablate:
+    --write-records goes with --discover")` in `src/truegreen/cli/ablate.py`; replace
+    `args.records is not None or args.path or args.test or args.changed_since` with `False` in
+    `src/truegreen/cli/ablate.py`."""
+    assert os.path.isdir("tests")  # premise: a suite to discover in
+    assert main(["ablate", "--write-records"]) == 2
+    assert capsys.readouterr().err == (
+        "truegreen: error: truegreen ablate: --write-records goes with --discover\n"
+    )
+    assert main(["ablate", "--discover", "tests", "--records", "tests"]) == 2
+    assert capsys.readouterr().err == (
+        "truegreen: error: truegreen ablate: expected --discover [PATHS] alone, found it with "
+        "PATH, --test, --records or --changed-since\n"
+    )
+
+
+def test_a_tracing_run_that_passes_nothing_is_one_usage_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ablation: replace `not document["passed"]` with `False` in
+    `src/truegreen/runner/discovery.py`."""
+    (project / "tests" / "test_core.py").write_text("import no_such_module\n")
+    assert not list(project.rglob("no_such_module*"))  # premise: the import cannot succeed
+    assert main(["ablate", "--discover", "tests"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (
+        "truegreen: error: truegreen ablate --discover: expected the tracing run to pass at "
+        "least one test, found none (exit 2): ERROR tests/test_core.py"
+    )

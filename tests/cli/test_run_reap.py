@@ -1,0 +1,206 @@
+"""truegreen run leaves nothing behind: every process the run started ends with it, and the
+orphans it adopts are collected while it lasts (Linux: a child subreaper and ``/proc``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, subreaper")
+
+
+def marked(marker: str) -> list[int]:
+    """The live processes whose command line holds ``marker`` (zombies are not alive)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv = handle.read()
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in argv and state not in "ZX":
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A word no process but this test's carries in its argv; whatever carries it is ended
+    after the test, whatever the test asserted (only those: never another's process)."""
+    word = f"tg-reap-{uuid.uuid4().hex}"
+    yield word
+    for pid in marked(word):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+
+
+def truegreen_run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "truegreen", "run", *args], cwd=cwd,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+
+
+# A test that starts three processes in sessions of their own and orphans them (a double
+# fork), each recording its pid, and ends; its file's session ends with it.
+SPAWNS = """\
+import os, subprocess, sys
+
+SLEEPER = (
+    "import os, sys, time\\nif os.fork() == 0:\\n"
+    "    open(sys.argv[1], 'a').write(f'{{os.getpid()}}\\\\n')\\n    time.sleep(300)\\n"
+)
+
+
+def test_spawns():
+    for _ in range(3):
+        subprocess.run([sys.executable, "-c", SLEEPER, {pids!r}, {marker!r}], check=True,
+                       start_new_session=True)
+    open({session!r}, "w").write(str(os.getpid()))
+"""
+
+# A test in another file that waits until the first file's session has ended, records which
+# of its orphans are still alive, then hangs until the deadline.
+HANGS = """\
+import os, time
+from pathlib import Path
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_hangs():
+    ends = time.monotonic() + 60
+    while time.monotonic() < ends:
+        session = Path({session!r})
+        pids = Path({pids!r})
+        if session.exists() and pids.exists() and len(pids.read_text().split()) == 3:
+            if not alive(int(session.read_text())):
+                break
+        time.sleep(0.05)
+    survivors = [int(p) for p in Path({pids!r}).read_text().split() if alive(int(p))]
+    Path({survivors!r}).write_text(" ".join(map(str, survivors)))
+    time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-fork-server"]], ids=["forked", "new-processes"])
+def test_the_deadline_ends_what_a_finished_file_left_running(
+    tmp_path: Path, marker: str, flags: list[str]
+) -> None:
+    """Orphans of a file whose session had already ended are ended at the deadline too.
+
+    Ablation: replace `end_all()` with `0` in `src/truegreen/runner/procs.py`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    notes = {"pids": str(tmp_path / "pids"), "session": str(tmp_path / "session"),
+             "survivors": str(tmp_path / "survivors"), "marker": marker}  # fmt: skip
+    (project / "test_a.py").write_text(SPAWNS.format(**notes))
+    (project / "test_b.py").write_text(HANGS.format(**notes))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    done = truegreen_run(project, "--isolate-files", "-j", "2", "--deadline", "15", *flags,
+                         "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")  # fmt: skip
+    assert done.returncode == 124, done.stdout + done.stderr
+    survivors = (tmp_path / "survivors").read_text().split()
+    assert len(survivors) == 3  # premise: the orphans outlived the session that started them
+    assert marked(marker) == [], done.stderr
+    assert "truegreen run: ended 3 processes the tests left running" in done.stderr
+
+
+def test_the_end_of_a_run_ends_what_its_tests_left_running(tmp_path: Path, marker: str) -> None:
+    """Not only a deadline: a run that ends by itself leaves no process of its tree behind.
+
+    Ablation: replace `end_all()` with `0` in `src/truegreen/runner/procs.py`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    notes = {"pids": str(tmp_path / "pids"), "session": str(tmp_path / "session"),
+             "marker": marker}  # fmt: skip
+    (project / "test_a.py").write_text(SPAWNS.format(**notes))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    done = truegreen_run(project, "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len((tmp_path / "pids").read_text().split()) == 3  # premise: they were started
+    assert marked(marker) == [], done.stderr
+    assert "truegreen run: ended 3 processes the tests left running" in done.stderr
+
+
+# A test that orphans many short-lived processes (each a grandchild whose parent exits
+# first, so it comes back to the subreaper and exits there) and samples, as it goes, the
+# zombies whose parent is the runner; one grandchild records who adopted it.
+FORKS = """\
+import json, os, time
+
+
+def zombies_of(parent):
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{{entry}}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            count += fields[0] == "Z" and int(fields[1]) == parent
+    return count
+
+
+def test_forks():
+    runner = os.getppid()
+    peak = 0
+    for i in range({n}):
+        child = os.fork()
+        if child == 0:
+            if os.fork() == 0:
+                if i == 0:
+                    while os.getppid() != runner:  # its parent has exited: who adopted it?
+                        time.sleep(0.01)
+                    open({adopter!r}, "w").write(str(os.getppid()))
+                os._exit(0)
+            os._exit(0)
+        os.waitpid(child, 0)
+        if i % 20 == 0:
+            peak = max(peak, zombies_of(runner))
+        time.sleep(0.002)
+    ends = time.monotonic() + 5
+    while zombies_of(runner) and time.monotonic() < ends:
+        time.sleep(0.05)
+    result = {{"runner": runner, "peak": peak, "last": zombies_of(runner)}}
+    open({result!r}, "w").write(json.dumps(result))
+"""
+
+
+def test_orphans_are_collected_while_the_run_lasts(tmp_path: Path) -> None:
+    """A test that orphans 250 processes leaves no zombie of them behind for long.
+
+    Ablation: replace `self._thread.start()` with `pass` in `src/truegreen/runner/procs.py`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    notes = {"n": 250, "adopter": str(tmp_path / "adopter"), "result": str(tmp_path / "result")}
+    (project / "test_forks.py").write_text(FORKS.format(**notes))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    start = time.monotonic()
+    done = truegreen_run(project, "--", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads((tmp_path / "result").read_text())
+    # premise: the orphans came back to the runner (pytest's parent), not to init
+    assert int((tmp_path / "adopter").read_text()) == result["runner"]
+    assert result["last"] == 0, result
+    assert result["peak"] < 50, result
+    assert time.monotonic() - start < 60

@@ -1,0 +1,257 @@
+"""Claims derived from a caught exception, and records written into a test's docstring."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+import pytest
+
+from truegreen.core.claims import Claim, read_records
+from truegreen.core.discovery import (
+    DEPENDENCY,
+    PROJECT,
+    STDLIB,
+    TEST,
+    Caught,
+    Frame,
+    NotWritten,
+    add_records,
+    derive,
+    is_test_path,
+)
+
+ROOT = "/p"
+SOURCE = """\
+def parse(raw):
+    if raw is None:
+        raise ValueError("missing")
+    elif raw == "":
+        return None
+    else:
+        raise TypeError("not None")
+
+
+def twice(x):
+    if x is None:
+        raise KeyError(x)
+    if x is None:
+        raise KeyError(x)
+
+
+def loud():
+    raise RuntimeError("always")
+
+
+def index(t):
+    return t[0]
+
+
+def positive(n):
+    if n < 0:
+        raise ValueError("negative")
+    return n
+
+
+def other(n):
+    if n > 9:
+        raise ValueError("negative")
+    else:
+        raise ValueError("negative")
+"""
+
+
+def _derive(line: int, kind: str = PROJECT, path: str = "/p/app/core.py", source: str = SOURCE):
+    frames = (Frame("/p/tests/test_x.py", 3, TEST), Frame(path, line, kind))
+    caught = Caught("tests/test_x.py::test_x", "ValueError", frames)
+
+    def read(wanted: str) -> Optional[str]:
+        return source if wanted == "/p/app/core.py" else None
+
+    return derive(caught, read, ROOT)
+
+
+def test_a_raise_in_an_if_without_else_replaces_its_condition() -> None:
+    found = _derive(27)
+    assert found.claim == Claim("tests/test_x.py::test_x", "app/core.py", "n < 0", "False", 0)
+    assert (found.where, found.raise_text) == ("app/core.py:27", 'raise ValueError("negative")')
+
+
+@pytest.mark.parametrize(("line", "raised"), [(3, 'raise ValueError("missing")'),
+                                              (7, 'raise TypeError("not None")')],
+                         ids=["if-with-else", "in-the-else"])  # fmt: skip
+def test_a_raise_whose_guard_would_divert_to_another_branch_is_deleted(
+    line: int, raised: str
+) -> None:
+    """The guard made False (or True) would run the other branch, which may raise too.
+
+    Ablation: replace `guarded and branch == "body" and not getattr(parent, "orelse", None)`
+    with `guarded` in `src/truegreen/core/discovery.py`."""
+    assert "else:" in SOURCE.split("def twice")[0]  # premise: parse's if has an else
+    found = _derive(line)
+    assert found.claim is not None
+    assert (found.claim.snippet, found.claim.new) == (raised, None)
+
+
+def test_a_raise_that_occurs_twice_falls_back_to_its_guard() -> None:
+    found = _derive(33)
+    assert found.claim is not None
+    assert (found.claim.snippet, found.claim.new) == ("n > 9", "False")
+    found = _derive(35)
+    assert found.claim is not None
+    assert (found.claim.snippet, found.claim.new) == ("n > 9", "True")
+
+
+def test_an_unconditional_raise_is_deleted() -> None:
+    found = _derive(18)
+    assert found.claim is not None
+    assert (found.claim.snippet, found.claim.new) == ('raise RuntimeError("always")', None)
+
+
+def test_a_guard_and_raise_that_occur_twice_give_no_claim_and_say_why() -> None:
+    """Ablation: replace `count == 1 and quotable(text)` with `quotable(text)` in
+    `src/truegreen/core/discovery.py`."""
+    assert SOURCE.count("if x is None:\n        raise KeyError(x)") == 2  # premise: twice
+    found = _derive(12)
+    assert found.claim is None
+    assert found.why == (
+        "no exactly-once anchor at app/core.py:12: the guard `x is None` occurs 2 times; "
+        "`raise KeyError(x)` occurs 2 times"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "kind", "path", "why"),
+    [
+        (22, PROJECT, "/p/app/core.py",
+         "ValueError not raised by a raise statement: app/core.py:22 `return t[0]`"),
+        (353, STDLIB, "/usr/lib/python3.11/json/decoder.py",
+         "ValueError raised in the standard library (json/decoder.py:353), called from "
+         "app/core.py:9"),
+        (5, DEPENDENCY, "/v/lib/python3.11/site-packages/yaml/parser.py",
+         "ValueError raised in a dependency (yaml/parser.py:5), called from app/core.py:9"),
+        (322, STDLIB, "<frozen codecs>",
+         "ValueError raised in the standard library (<frozen codecs>:322), called from "
+         "app/core.py:9"),
+    ],
+    ids=["subscript", "stdlib", "dependency", "frozen"],
+)  # fmt: skip
+def test_an_exception_not_raised_by_a_project_raise_gives_no_claim(
+    line: int, kind: str, path: str, why: str
+) -> None:
+    """Ablation: replace `not isinstance(statement, ast.Raise)` with `False` in
+    `src/truegreen/core/discovery.py`."""
+    frames = (Frame("/p/tests/test_x.py", 3, TEST), Frame("/p/app/core.py", 9, PROJECT))
+    if kind != PROJECT:
+        frames += (Frame(path, line, kind),)
+    else:
+        frames = (frames[0], Frame(path, line, kind))
+    caught = Caught("tests/test_x.py::test_x", "ValueError", frames)
+    found = derive(caught, lambda wanted: SOURCE, ROOT)
+    assert found.claim is None
+    assert found.why == why
+
+
+def test_an_exception_of_the_test_itself_gives_no_claim() -> None:
+    caught = Caught(
+        "tests/test_x.py::test_x", "ValueError", (Frame("/p/tests/test_x.py", 4, TEST),)
+    )
+    found = derive(caught, lambda wanted: SOURCE, ROOT)
+    assert found.claim is None
+    assert found.why == (
+        "ValueError raised in the test's own code or by a builtin it called (tests/test_x.py:4)"
+    )
+
+
+def test_test_paths() -> None:
+    for path in ("tests/helpers.py", "pkg/test_x.py", "conftest.py", "pkg/x_test.py"):
+        assert is_test_path(path), path
+    assert not is_test_path("src/pkg/testing_tools.py")
+
+
+# -- records ----------------------------------------------------------------------------
+
+
+def _claims(source: str) -> list[Claim]:
+    """The claims of a test file's records, without where the record stands."""
+    return [replace(c, line=0) for c in read_records(source, "tests/test_x.py")[0]]
+
+
+CLAIM = Claim("tests/test_x.py::test_x", "app/core.py", "raw is None", "False", 0)
+RECORD = "Ablation: replace `raw is None` with `False` in `app/core.py`."
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            'def test_x():\n    """Proves it."""\n    assert 1\n',
+            f'def test_x():\n    """Proves it.\n\n    {RECORD}\n    """\n    assert 1\n',
+        ),
+        (
+            'def test_x():\n    """Proves it.\n\n    More.\n    """\n    assert 1\n',
+            f'def test_x():\n    """Proves it.\n\n    More.\n\n    {RECORD}\n    """\n'
+            "    assert 1\n",
+        ),
+        (
+            "def test_x():\n    assert 1  # a comment\n",
+            f'def test_x():\n    """{RECORD}"""\n    assert 1  # a comment\n',
+        ),
+        (
+            'def test_x():\r\n    r"""Raw \\d."""\r\n    assert 1\r\n',
+            f'def test_x():\r\n    r"""Raw \\d.\r\n\r\n    {RECORD}\r\n    """\r\n    assert 1\r\n',
+        ),
+    ],
+    ids=["one-line-docstring", "closing-quotes-alone", "no-docstring", "crlf-raw"],
+)
+def test_a_record_is_added_to_the_docstring_and_nothing_else_changes(
+    before: str, after: str
+) -> None:
+    prefix = "x = 1  # untouched\n\n\n"
+    if "\r\n" in before:
+        prefix = prefix.replace("\n", "\r\n")
+    written = add_records(prefix + before, "tests/test_x.py", "test_x", [CLAIM])
+    assert written == prefix + after
+    assert _claims(written) == [CLAIM]
+
+
+def test_a_method_and_a_backslash_in_a_snippet() -> None:
+    source = 'class TestX:\n    def test_x(self):\n        """Doc."""\n'
+    claim = Claim("tests/test_x.py::TestX::test_x", "a.py", 'raise E("a\\nb")', None, 0)
+    written = add_records(source, "tests/test_x.py", "TestX::test_x", [claim])
+    assert '        Ablation: delete `raise E("a\\\\nb")` in `a.py`.\n' in written
+    assert _claims(written) == [claim]
+
+
+def test_the_same_claim_of_two_parametrized_cases_is_written_once() -> None:
+    """Ablation: replace `held.add((claim.path, claim.snippet, claim.new))` with `None` in
+    `src/truegreen/core/discovery.py`."""
+    cases = [replace(CLAIM, test=f"tests/test_x.py::test_x[{n}]") for n in (1, 2)]
+    assert cases[0] != cases[1]  # premise: two claims, one anchor
+    written = add_records('def test_x():\n    """Doc."""\n', "tests/test_x.py", "test_x", cases)
+    assert written.count("Ablation:") == 1
+
+
+def test_a_claim_the_test_already_records_is_not_added_again() -> None:
+    """Ablation: replace `not wanted` with `False` in `src/truegreen/core/discovery.py`."""
+    once = add_records('def test_x():\n    """Doc."""\n', "tests/test_x.py", "test_x", [CLAIM])
+    assert once.count("Ablation:") == 1  # premise: the first write added it
+    assert add_records(once, "tests/test_x.py", "test_x", [CLAIM]) == once
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("def test_x(): assert 1\n", "its body is on the line of its `def`"),
+        ('def test_x():\n    "Doc."\n', "its docstring is not a triple-quoted string"),
+        ("def test_y():\n    pass\n", "expected a test function, found none"),
+    ],
+    ids=["one-line-def", "single-quoted", "no-such-test"],
+)
+def test_a_record_that_cannot_be_written_safely_is_refused(source: str, why: str) -> None:
+    """Ablation: replace `first.lineno == node.lineno` with `False` in
+    `src/truegreen/core/discovery.py`."""
+    assert "def test_" in source  # premise: a test file's source
+    with pytest.raises(NotWritten) as caught:
+        add_records(source, "tests/test_x.py", "test_x", [CLAIM])
+    assert str(caught.value).endswith(why)
