@@ -265,8 +265,8 @@ def test_hermetic_off_covers_nothing(project: Path, capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["missing"], "truegreen: error: expected PATHS to be files or directories, found "
-                      "'missing'\n"),
+        (["missing"], "truegreen: error: expected PATHS to be readable files or directories, "
+                      "found 'missing' (no such file or directory)\n"),
         (["--set", "clear-env"], "truegreen: error: --set: expected KEY=VALUE, found "
                                  "'clear-env'\n"),
     ],
