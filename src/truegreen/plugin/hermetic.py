@@ -466,7 +466,7 @@ class HermeticPlugin:
             machine = self.session.machine if self.session is not None else os.environ
             reasons = Counter(self.seal.reason(n, machine.get(n)) for n in self.removed)
             detail = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=str))
-            line += f"; ambient variables removed by name: {detail}"
+            line += f"; ambient variables removed: {detail}"
         tr.write_line(line)
         if self.ambient:
             unsealed = counted(len(self.ambient), "test")
