@@ -71,14 +71,21 @@ def _project(tmp_path: Path, marker: str) -> tuple[Path, Path, dict[str, str]]:
     return project, started, env
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _ablate(project: Path, env: dict[str, str], *flags: str) -> subprocess.Popen[bytes]:
     """The verb, its output in a file beside the project (a pipe would be held open by
-    whatever of its tree survives it)."""
+    whatever of its tree survives it). Ctrl-C has its default action, as at a terminal,
+    whatever this suite inherited (a shell without job control starts a command run with `&`
+    with SIGINT ignored, and children inherit that)."""
     with open(project.parent / "output", "wb") as output:
         return subprocess.Popen(
             [sys.executable, "-m", "truegreen", "ablate", "--records", "tests", "-j", "1",
              "--run-timeout", "120", *flags],
             cwd=project, env=env, stdout=output, stderr=subprocess.STDOUT,
+            preexec_fn=_default_sigint,
         )  # fmt: skip
 
 
