@@ -8,13 +8,11 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run_reap import marked
+from tests.cli.conftest import marked
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, pdeathsig")
 
@@ -37,19 +35,6 @@ def test_big_is_refused():
         time.sleep(300)
     assert not allowed(5)
 """
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    """A word only this test's processes carry in their argv (the test file's name, the
-    project's folder); whatever carries it is ended after the test, and nothing else."""
-    word = f"tgkill{uuid.uuid4().hex}"
-    yield word
-    for pid in marked(word):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            continue
 
 
 def _project(tmp_path: Path, marker: str) -> tuple[Path, Path, dict[str, str]]:

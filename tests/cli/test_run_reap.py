@@ -4,49 +4,16 @@ orphans it adopts are collected while it lasts (Linux: a child subreaper and ``/
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.cli.conftest import marked
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, subreaper")
-
-
-def marked(marker: str) -> list[int]:
-    """The live processes whose command line holds ``marker`` (zombies are not alive)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                argv = handle.read()
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in argv and state not in "ZX":
-            found.append(int(entry))
-    return found
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    """A word no process but this test's carries in its argv; whatever carries it is ended
-    after the test, whatever the test asserted (only those: never another's process)."""
-    word = f"tg-reap-{uuid.uuid4().hex}"
-    yield word
-    for pid in marked(word):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            continue
 
 
 def truegreen_run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

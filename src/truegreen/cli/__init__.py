@@ -133,6 +133,14 @@ def add_jobs(
                         help=f"at most N {what} at a time (default: {shown})")  # fmt: skip
 
 
+def add_set(parser: argparse.ArgumentParser) -> None:
+    """``--set KEY=VALUE``, as pytest's ``--truegreen-set``, in the verbs that read the config."""
+    parser.add_argument(
+        "--set", dest="flags", action="append", default=[], metavar="KEY=VALUE",
+        help="as pytest's --truegreen-set: override one key (repeatable)",
+    )  # fmt: skip
+
+
 def add_run_timeout(parser: argparse.ArgumentParser, default: Optional[float]) -> None:
     """``--run-timeout S``, the same in every verb that starts pytest runs."""
     shown = f"{default:g}" if default is not None else "none"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from truegreen import __version__
-from truegreen.cli import add_verb
+from truegreen.cli import add_set, add_verb
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
 from truegreen.core.doctor import (
@@ -44,14 +44,7 @@ def add_parser(verbs: Any) -> None:
         "Exit 1 when something is wrong.",
         example=EXAMPLE,
     )
-    parser.add_argument(
-        "--set",
-        dest="flags",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="as pytest's --truegreen-set: override one key (repeatable)",
-    )
+    add_set(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 

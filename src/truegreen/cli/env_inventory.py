@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from truegreen.cli import Status, add_verb
+from truegreen.cli import Status, add_set, add_verb
 
 EXAMPLE = """\
   # the project's own packages and its tests
@@ -38,14 +38,7 @@ def add_parser(verbs: Any) -> None:
         example=EXAMPLE,
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATHS")
-    parser.add_argument(
-        "--set",
-        dest="flags",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="as pytest's --truegreen-set: override one key (repeatable)",
-    )
+    add_set(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 
