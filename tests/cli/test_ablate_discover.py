@@ -61,10 +61,14 @@ def test_discover_derives_runs_and_explains(
 
 
 def test_discover_writes_no_file_without_write_records(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: replace `args.write_records` with `True` in
+    """The verb itself writes nothing (what the caller's own pytest options write, such as
+    CI's `--junitxml` in PYTEST_ADDOPTS, is theirs, so they are left out here).
+
+    Ablation: replace `args.write_records` with `True` in
     `src/truegreen/cli/ablate_discover.py`."""
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
     before = _sources(project)
     status = main(["ablate", "--discover", "tests/test_core.py", "-j", "2"])
     out = capsys.readouterr().out
