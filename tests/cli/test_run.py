@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from truegreen.runner.selfseal import SEALED_VAR
+
 CANARY = "tg-canary-run-77"
 
 
@@ -23,8 +25,12 @@ def truegreen_run(
 def test_pytest_starts_in_a_scrubbed_environment_conftest_included(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: replace `{name: environ[name] for name in (*ALLOWED, *keep) if name in environ}`
+    """The environment the runner hands pytest is decided afresh. The runner's re-execution
+    of itself sealed is left out here (it has tests of its own), so this gate stands alone.
+
+    Ablation: replace `{name: environ[name] for name in (*ALLOWED, *keep) if name in environ}`
     with `dict(environ)` in `src/truegreen/runner/procs.py`."""
+    monkeypatch.setenv(SEALED_VAR, "1")  # as if already re-executed: the runner keeps its own
     monkeypatch.setenv("MYAPP_API_URL", CANARY)
     monkeypatch.setenv("KEPT_ONE", "kept")
     (tmp_path / "conftest.py").write_text(

@@ -128,11 +128,12 @@ def test_a_python_child_writing_into_the_project_fails_the_test(
 def test_children_of_consecutive_tests_in_one_module_are_each_blamed_on_their_own_test(
     pytester: pytest.Pytester,
 ) -> None:
-    """A child learns its test from pytest's PYTEST_CURRENT_TEST, which the seal (it may stay
-    on between two tests of a module) never compares or restores.
+    """A child's record counts against the test the session publishes as running when the
+    child acts (it starts knowing its test from pytest's PYTEST_CURRENT_TEST too, which the
+    seal, staying on between two tests of a module, never compares or restores).
 
-    Ablation: replace `running_test(os.environ.get("PYTEST_CURRENT_TEST", ""))` with `None`
-    in `src/truegreen/guards/child.py`: both writes are blamed on no test. Restored."""
+    Ablation: replace `self.publisher.publish(nodeid)` with `self.publisher.publish(None)` in
+    `src/truegreen/plugin/guards.py`: both writes are blamed on no test. Restored."""
     pytester.makepyfile(
         """
         import subprocess
