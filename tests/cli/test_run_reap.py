@@ -4,6 +4,8 @@ orphans it adopts are collected while it lasts (Linux: a child subreaper and ``/
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -171,3 +173,59 @@ def test_orphans_are_collected_while_the_run_lasts(tmp_path: Path) -> None:
     assert result["last"] == 0, result
     assert result["peak"] < 50, result
     assert time.monotonic() - start < 60
+
+
+# A test that starts a process in a session of its own (out of reach of its process group),
+# records both pids, and hangs.
+HANGS_WITH_CHILD = """\
+import os, subprocess, sys, time
+
+
+def test_hangs():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}],
+                             start_new_session=True)
+    open({pids!r}, "w").write(f"{{os.getpid()}} {{child.pid}}")
+    time.sleep(300)
+"""
+
+
+def test_a_sigterm_ends_the_whole_run(tmp_path: Path, marker: str) -> None:
+    """A ``truegreen run`` ended by SIGTERM (a CI job cancelled) ends pytest and every process
+    its tests started, removes its session home, and exits 143.
+
+    Ablation: replace `signal.signal(signal.SIGTERM, _terminate)` with
+    `signal.getsignal(signal.SIGTERM)` in `src/truegreen/cli/signals.py`."""
+    project = tmp_path / f"project-{marker}"
+    project.mkdir()
+    pids = tmp_path / "pids"
+    (project / "test_hang.py").write_text(HANGS_WITH_CHILD.format(marker=marker, pids=str(pids)))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = tmp_path / "out"  # a file, not a pipe: the test's own processes hold it open too
+    with out.open("w") as sink:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "truegreen", "run", "--", "-q", "-p", "no:cacheprovider",
+             "-p", "no:randomly"],
+            cwd=project, env={**os.environ, "TMPDIR": str(temp)}, stdout=sink, stderr=sink,
+        )  # fmt: skip
+    try:
+        ends = time.monotonic() + 60
+        while not (pids.exists() and len(pids.read_text().split()) == 2):
+            assert runner.poll() is None, out.read_text()
+            assert time.monotonic() < ends, out.read_text()
+            time.sleep(0.05)
+        started = [int(p) for p in pids.read_text().split()]
+        assert sorted(started) == sorted([*marked(marker), started[0]])  # premise: both live
+        assert any(temp.glob("truegreen-run-home-*"))  # premise: the run's home exists
+        runner.send_signal(signal.SIGTERM)
+        runner.wait(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    said = out.read_text()
+    assert runner.returncode == 143, said
+    assert "truegreen run: terminated" in said
+    assert marked(marker) == [], said
+    assert not [p for p in started if Path(f"/proc/{p}").exists()], said
+    assert not any(temp.glob("truegreen-run-home-*")), said

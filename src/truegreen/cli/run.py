@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds, unix_time
+from truegreen.cli.signals import Terminated, sigterm_raises
 from truegreen.core.metrics import new_run_id, read_dir, summarize
 from truegreen.core.protocol import RUN_ID_VAR
 from truegreen.runner import forkserver, offline
@@ -78,6 +80,17 @@ def _running(metrics: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The verb; a SIGTERM ends every process of the run's tree and removes its temporary
+    folders, as the end of the run does, before it exits 143."""
+    try:
+        with sigterm_raises():
+            return _start(args)
+    except Terminated:
+        sys.stderr.write("truegreen run: terminated; every process of the run was ended\n")
+        return 128 + signal.SIGTERM
+
+
+def _start(args: argparse.Namespace) -> int:
     reexec_sealed(args.keep_env)  # first of all: the runner's own environment sealed too
     if args.offline:
         offline.enter()  # first: before any thread, child or temporary directory
