@@ -229,3 +229,42 @@ def test_a_sigterm_ends_the_whole_run(tmp_path: Path, marker: str) -> None:
     assert marked(marker) == [], said
     assert not [p for p in started if Path(f"/proc/{p}").exists()], said
     assert not any(temp.glob("truegreen-run-home-*")), said
+
+
+# A test that lists the temporary directory the run was given (its session's folder is
+# there) and hangs until the deadline.
+LISTS_AND_HANGS = """\
+import os, time
+
+
+def test_hangs():
+    names = [n for n in os.listdir({temp!r}) if n.startswith("truegreen-session-")]
+    open({seen!r}, "w").write(" ".join(names))
+    time.sleep(300)
+"""
+
+
+def test_a_deadline_leaves_no_session_folder_behind(tmp_path: Path) -> None:
+    """pytest ended at the deadline cannot remove its session home; the runner does, and
+    only folders of processes that are gone (a live pytest's folder stays).
+
+    Ablation: replace `sweep(SESSION_DIR_PREFIX)` with `None` in `src/truegreen/cli/run.py`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    live = temp / f"truegreen-session-{os.getpid()}-abc"  # this process's: alive
+    live.mkdir()
+    seen = tmp_path / "seen"
+    (project / "test_hang.py").write_text(LISTS_AND_HANGS.format(temp=str(temp), seen=str(seen)))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "truegreen", "run", "--deadline", "8", "--", "-q",
+         "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=project, env={**os.environ, "TMPDIR": str(temp)}, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 124, done.stdout + done.stderr
+    pytests = [n for n in seen.read_text().split() if n != live.name]
+    assert len(pytests) == 1, pytests  # premise: the pytest the deadline ended had one
+    assert sorted(p.name for p in temp.glob("truegreen-session-*")) == [live.name]

@@ -16,12 +16,13 @@ from typing import Any, Callable, Optional
 from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds, unix_time
 from truegreen.cli.signals import Terminated, sigterm_raises
 from truegreen.core.metrics import new_run_id, read_dir, summarize
-from truegreen.core.protocol import RUN_ID_VAR
+from truegreen.core.protocol import RUN_ID_VAR, SESSION_DIR_PREFIX
 from truegreen.runner import forkserver, offline
 from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
 from truegreen.runner.procs import Subreaper, sealed_environment
+from truegreen.runner.scratch import sweep
 from truegreen.runner.selfseal import reexec_sealed
 
 EXAMPLE = """\
@@ -111,6 +112,7 @@ def _start(args: argparse.Namespace) -> int:
         return status
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        sweep(SESSION_DIR_PREFIX)  # those of the pytest processes a deadline or a signal ended
         if own_metrics:
             shutil.rmtree(metrics, ignore_errors=True)
 
