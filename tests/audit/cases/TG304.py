@@ -113,3 +113,17 @@ def test_skip_in_a_nested_function():
             pytest.skip("never called here")
 
         assert later
+
+
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.mark.skipif(CHROMIUM is None or not _runs(CHROMIUM, "--version"), reason="chromium")
+def test_found_and_probed():
+    pass
+
+
+def test_probed_inside():
+    git = shutil.which("git")
+    if git is None or subprocess.run([git, "--version"]).returncode:
+        pytest.skip("git does not run")

@@ -27,8 +27,8 @@ def test_it_names_the_shared_module_and_the_way_out() -> None:
 
 
 def test_a_module_of_the_project_is_not_reached_through_its_package() -> None:
-    """`app/__init__.py` does `import json` and `import os`, and `app/json.py` is a module of the project:
-    `app.json.dumps` is that module's function, not the standard json's.
+    """`app/__init__.py` does `import json` and `import os`, and `app/json.py` is a module of
+    the project: `app.json.dumps` is that module's function, not the standard json's.
 
     Ablation: replace `project.module(found.owner) is not None` with `False` in
     `src/truegreen/audit/rules/patches_shared_module.py`."""

@@ -112,8 +112,8 @@ class BarePython(Rule):
     def _values(self, name: str) -> list[ast.expr]:
         """The values assigned to ``name`` in the enclosing function, else at module level."""
         function = self.ctx.function
-        scopes = [list(ast.walk(function))] if function is not None else []
-        scopes.append(self.ctx.tree.body)
+        scopes: list[list[ast.AST]] = [list(ast.walk(function))] if function is not None else []
+        scopes.append(list(self.ctx.tree.body))
         for nodes in scopes:
             values = [
                 node.value

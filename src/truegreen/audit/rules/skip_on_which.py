@@ -14,6 +14,9 @@ SKIP_WHEN_FALSE = frozenset({"unittest.skipUnless"})
 # a call or a raise that skips the test from inside it
 SKIPS = frozenset({"pytest.skip", "pytest.mark.skip", "unittest.SkipTest", "pytest.skip.Exception"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# an argument that makes a call a probe: it runs the tool and asks for its version
+VERSION_FLAGS = frozenset({"--version", "-version", "-V", "version"})
+NESTED = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
 
 
 class SkipOnWhich(Rule):
@@ -21,7 +24,9 @@ class SkipOnWhich(Rule):
     Flags a test gated on `shutil.which("tool")`: a `pytest.mark.skipif`, `unittest.skipIf`
     or `unittest.skipUnless` whose condition calls it (directly, through a name assigned from
     it, or through a function of the same file that returns it), and an `if` on it whose
-    branch calls `pytest.skip(...)`, `self.skipTest(...)` or raises `unittest.SkipTest`.
+    branch calls `pytest.skip(...)`, `self.skipTest(...)` or raises `unittest.SkipTest`. A
+    gate that also runs the tool (a `subprocess` call in the condition, or a call given
+    `"--version"`) is a probe, and is not flagged.
 
     ## Why is this bad?
     `shutil.which` runs nothing: it says that a file by that name is on PATH and executable.
@@ -89,7 +94,7 @@ class SkipOnWhich(Rule):
         if condition is None:
             return
         which = self._which(condition, set())
-        if which is None:
+        if which is None or self._probes(condition):
             return
         polarity = self._polarity(condition, set())
         # skipif skips when the condition holds; skipUnless when it does not
@@ -98,7 +103,7 @@ class SkipOnWhich(Rule):
 
     def _if(self, node: ast.If) -> Iterator[Finding]:
         which = self._which(node.test, set())
-        if which is None:
+        if which is None or self._probes(node.test):
             return
         polarity = self._polarity(node.test, set())
         for branch, inverted in ((node.body, polarity > 0), (node.orelse, polarity < 0)):
@@ -108,11 +113,7 @@ class SkipOnWhich(Rule):
 
     def _skips(self, statement: ast.stmt) -> bool:
         """Whether a statement skips the test (not inside a nested function)."""
-        todo: list[ast.AST] = [statement]
-        while todo:
-            node = todo.pop()
-            if isinstance(node, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
-                continue
+        for node in _within(statement):
             if isinstance(node, ast.Call):
                 name = self.ctx.qualname(node.func) or ""
                 if name in SKIPS or name.endswith(".skipTest"):
@@ -121,7 +122,18 @@ class SkipOnWhich(Rule):
                 raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if self.ctx.qualname(raised) in SKIPS:
                     return True
-            todo.extend(ast.iter_child_nodes(node))
+        return False
+
+    def _probes(self, expr: ast.AST) -> bool:
+        """Whether the gate also runs the tool: a ``subprocess`` call in it, or a call with a
+        version flag among its arguments (``runs(path, "--version")``)."""
+        for node in ast.walk(expr):
+            if not isinstance(node, ast.Call):
+                continue
+            if (self.ctx.qualname(node.func) or "").startswith("subprocess."):
+                return True
+            if any(string_value(n) in VERSION_FLAGS for a in node.args for n in ast.walk(a)):
+                return True
         return False
 
     def _which(self, expr: ast.AST, seen: set[str]) -> Optional[ast.Call]:
@@ -183,15 +195,14 @@ class SkipOnWhich(Rule):
         values: list[ast.expr] = []
         for scope in scopes:
             for statement in _statements(scope):
-                if isinstance(statement, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == name for t in statement.targets
-                ):
-                    values.append(statement.value)
-                elif (
-                    isinstance(statement, (ast.AnnAssign, ast.NamedExpr))
-                    and isinstance(statement.target, ast.Name)
-                    and statement.target.id == name
-                    and statement.value is not None
+                if isinstance(statement, ast.Assign):
+                    targets: list[ast.expr] = statement.targets
+                elif isinstance(statement, (ast.AnnAssign, ast.NamedExpr)):
+                    targets = [statement.target]
+                else:
+                    continue
+                if statement.value is not None and any(
+                    isinstance(t, ast.Name) and t.id == name for t in targets
                 ):
                     values.append(statement.value)
         return values
@@ -210,13 +221,17 @@ class SkipOnWhich(Rule):
 
 def _statements(scope: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a scope, not those of the functions and classes nested in it."""
-    todo = list(ast.iter_child_nodes(scope))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        todo.extend(ast.iter_child_nodes(node))
+    for child in ast.iter_child_nodes(scope):
+        yield from _within(child)
+
+
+def _within(node: ast.AST) -> Iterator[ast.AST]:
+    """A node and the nodes under it, not those of a function or class nested in it."""
+    if isinstance(node, NESTED):
+        return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _within(child)
 
 
 def _is_none(node: ast.AST) -> bool:
