@@ -17,6 +17,7 @@ MOCKS = frozenset(
 SPECS = frozenset({"spec", "spec_set", "autospec", "wraps", "new_callable"})
 DATACLASS = ("dataclass", "define", "frozen", "mutable", "attr.s", "attrs", "attr.attrs")
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+Signature = tuple[graph.Module, list[ast.arg], dict[str, ast.arg]]
 
 
 class MockWithoutSpec(Rule):
@@ -70,6 +71,10 @@ class MockWithoutSpec(Rule):
     name = "mock-without-spec"
     triggers = ("Mock", "patch")  # without one, the file has nothing to find
     nodes = (ast.Call, ast.AnnAssign)
+
+    def begin(self) -> Iterator[Finding]:
+        self._signatures: dict[str, Optional[Signature]] = {}
+        return iter(())
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if isinstance(node, ast.AnnAssign):
@@ -199,11 +204,14 @@ class MockWithoutSpec(Rule):
                 return cls
         return None
 
-    def _parameters(
-        self, callee: str
-    ) -> Optional[tuple[graph.Module, list[ast.arg], dict[str, ast.arg]]]:
+    def _parameters(self, callee: str) -> Optional[Signature]:
         """(the defining module, the positional parameters, every parameter by name) of a
-        project function or class the test calls."""
+        project function or class the test calls; worked out once per name and file."""
+        if callee not in self._signatures:
+            self._signatures[callee] = self._signature(callee)
+        return self._signatures[callee]
+
+    def _signature(self, callee: str) -> Optional[Signature]:
         project = graph.graph(self.ctx.project)
         owner, _, name = callee.rpartition(".")
         found = project.resolve(owner, name) if owner else None

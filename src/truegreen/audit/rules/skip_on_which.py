@@ -75,6 +75,7 @@ class SkipOnWhich(Rule):
     code = "TG304"
     name = "skip-on-which"
     nodes = (ast.Call, ast.If)
+    calls = frozenset({"skipif", "skipIf", "skipUnless"})
     triggers = ("which",)
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
