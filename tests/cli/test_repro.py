@@ -59,7 +59,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_test_that_passes_on_an_untracked_file_fails_on_a_clean_machine(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: replace `if a == b:` with `if True:` in `src/truegreen/core/repro.py`."""
+    """Ablation: replace `a == b` with `True` in `src/truegreen/core/repro.py`."""
     (project / "data.txt").write_text("hello\n", encoding="utf-8")
     assert git(project, "status", "--porcelain") == "?? data.txt\n"  # premise: untracked
     status = main(["repro", "--inherit-packages"])
@@ -153,8 +153,8 @@ def test_it_installs_the_test_extra_offline_from_pips_own_variables(
     """The test extra's package is installed in the clean room only, from the wheel folder
     pip's variables name; installed here too, the outcomes match.
 
-    Ablation: replace `env = self.environment(environ)` with `env = self.environment({})` in
-    `src/truegreen/runner/repro.py`."""
+    Ablation: replace `[n for n in TEST_NAMES if n in declared][:1]` with `[]` in
+    `src/truegreen/core/repro.py`."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     make_wheel: Any = {}
@@ -190,7 +190,7 @@ def test_it_installs_the_test_extra_offline_from_pips_own_variables(
 def test_an_unknown_revision_is_one_line_and_exit_2(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: replace `if not sha.ok:` with `if False:` in `src/truegreen/runner/repro.py`."""
+    """Ablation: replace `not sha.ok` with `False` in `src/truegreen/runner/repro.py`."""
     assert main(["repro", "no-such-branch"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -224,7 +224,7 @@ def test_an_unreadable_workflow_is_exit_2(
 def test_pytest_args_after_the_separator_are_not_taken_for_rev(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ablation: replace `words, after = words[:at], words[at + 1 :]` with `after = []` in
+    """Ablation: replace `words[:at], words[at + 1 :]` with `words, []` in
     `src/truegreen/cli/repro.py`."""
     status = main(["repro", "--inherit-packages", "--format", "json", "--", "-k", "adds"])
     data = json.loads(capsys.readouterr().out)
@@ -233,7 +233,7 @@ def test_pytest_args_after_the_separator_are_not_taken_for_rev(
 
 
 def test_a_clean_room_without_pytest_is_a_finding(tmp_path: Path) -> None:
-    """Ablation: replace `if done.returncode != 0 or "pytest" in missing:` with `if False:` in
+    """Ablation: replace `done.returncode != 0 or "pytest" in missing` with `False` in
     `src/truegreen/runner/repro.py`."""
     room = CleanRoom(lambda line: None)
     try:

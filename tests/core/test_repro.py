@@ -56,7 +56,7 @@ def test_it_reads_pytest_from_a_one_line_step(run: str, args: tuple[str, ...]) -
 
 
 def test_an_expression_only_ci_expands_is_refused() -> None:
-    """Ablation: replace `if "${{" in command:` with `if False:` in
+    """Ablation: replace `"${{" in command` with `False` in
     `src/truegreen/core/repro.py`."""
     text = "steps:\n  - run: pytest -m ${{ matrix.marker }}\n"
     assert "pytest" in text  # premise: the step runs pytest
@@ -71,7 +71,7 @@ def test_a_workflow_without_pytest_is_a_usage_error() -> None:
 
 
 def test_the_ci_report_file_is_left_out() -> None:
-    """Ablation: replace `elif arg in _REPORT_FLAGS:` with `elif False:` in
+    """Ablation: replace `arg in _REPORT_FLAGS` with `False` in
     `src/truegreen/core/repro.py`."""
     args = ["-q", "--junitxml", "a.xml", "--junit-xml=b.xml", "tests"]
     assert without_reports(args) == ["-q", "tests"]
@@ -139,7 +139,7 @@ E   ModuleNotFoundError: No module named 'yaml'</error></testcase>
 
 
 def test_compare_names_each_difference_with_the_first_line_of_why() -> None:
-    """Ablation: replace `if a == b:` with `if a == b or True:` in
+    """Ablation: replace `a == b` with `False` in
     `src/truegreen/core/repro.py`."""
     here = {"test_a.py::test_fails": "passed", "test_a.py::test_passes": "failed",
             "tests/test_b.py::test_c": "passed", "test_a.py::test_same": "passed"}  # fmt: skip

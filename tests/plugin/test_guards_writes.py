@@ -531,8 +531,8 @@ def test_removing_a_symlink_to_the_home_is_not_a_write_into_it(
     removing or renaming the link, or the whole venv, leaves the interpreter alone, and is no
     violation; writing through the link still is.
 
-    Ablation: replace `real = link_itself(path, dir_fd) if operation in _ON_THE_NAME else None`
-    with `real = None` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `link_itself(path, dir_fd) if operation in _ON_THE_NAME else None` with
+    `None` in `src/truegreen/guards/writes.py`."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     interpreter = home / ".pyenv" / "python3"
     interpreter.parent.mkdir()
