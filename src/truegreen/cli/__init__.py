@@ -164,6 +164,7 @@ VERBS = (
     "leaks",
     "metrics",
     "platforms",
+    "repro",
     "run",
     "shards",
 )

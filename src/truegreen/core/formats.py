@@ -32,6 +32,7 @@ COLLECT_GATE = 1
 AUDIT = 1
 ENV_INVENTORY = 1
 DIFF = 1
+REPRO = 1
 # Files the command and the plugin in a pytest it starts pass between them (core/protocol.py);
 # internal, so not in the table of documents a user reads.
 UNITS = 1
@@ -57,6 +58,7 @@ DOCUMENTS: tuple[tuple[str, str, int], ...] = (
     ("`truegreen audit --format json` and `--list-rules --format json`", FORMAT_KEY, AUDIT),
     ("`truegreen env-inventory --format json`", FORMAT_KEY, ENV_INVENTORY),
     ("`truegreen diff --format json`", FORMAT_KEY, DIFF),
+    ("`truegreen repro --format json`", FORMAT_KEY, REPRO),
 )  # fmt: skip
 
 # A test's outcome in a shard manifest, and those that make a shard red.

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 _LABELS = {"home": "the real home", "project": "the project tree"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _RESHAPING = frozenset({"rename", "rename onto", "rmdir", "rmtree", "symlink"})
+# Operations on a name itself: a symlink there is removed or renamed, never what it points to.
+_ON_THE_NAME = frozenset({"remove", "rmdir", "rename", "rename onto"})
 
 
 def _is_link(path: Any, dir_fd: Optional[int]) -> bool:
@@ -27,6 +29,23 @@ def _is_link(path: Any, dir_fd: Optional[int]) -> bool:
     if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
         return True
     return os.path.islink(path)
+
+
+def link_itself(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
+    """When ``path`` names a symlink, the real path of the link itself (its directory's real
+    path and its name), which removing or renaming it changes; else None. A venv's
+    ``bin/python`` in ``tmp_path`` links to an interpreter under the home (pyenv, uv):
+    removing the venv does not touch the interpreter."""
+    text = os.fsdecode(os.fspath(path))
+    if dir_fd is not None and dir_fd >= 0 and not os.path.isabs(text):
+        base = fd_path(dir_fd)
+        if base is None:
+            return None
+        text = os.path.join(base, text)
+    head, tail = os.path.split(text)
+    if not tail or tail in (".", "..") or not os.path.islink(text):
+        return None
+    return os.path.join(os.path.realpath(head or os.curdir), tail)
 
 
 def fd_path(dir_fd: int) -> Optional[str]:
@@ -274,7 +293,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
             return
         if operation in _RESHAPING or (operation == "remove" and _is_link(path, dir_fd)):
             resolver.forget(path, dir_fd)
-        real = resolver(path, dir_fd)
+        real = link_itself(path, dir_fd) if operation in _ON_THE_NAME else None
+        real = real or resolver(path, dir_fd)
         if real is None:
             return
         if real.startswith("<"):
