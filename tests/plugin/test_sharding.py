@@ -47,7 +47,8 @@ def test_three_shards_are_disjoint_complete_and_keep_units_whole(
     assert min(counts) > 0
     assert main(["shards", "verify", str(manifests), "--count", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.count("ok   ") == 9
+    assert out.count("ok   ") == 10
+    assert "ok   every shard from one lane (" in out
     data = [json.loads((manifests / f"shard-{k}-of-3.json").read_text()) for k in (1, 2, 3)]
     groups = {}
     for d in data:
