@@ -400,9 +400,12 @@ CHECKS: tuple[Callable[[Run], Check], ...] = (
 )  # fmt: skip
 
 
-def verify(shards: Mapping[int, Manifest], count: Optional[int] = None) -> list[Check]:
+def verify(
+    shards: Mapping[int, Manifest], count: Optional[int] = None,
+    checks: Sequence[Callable[[Run], Check]] = CHECKS,
+) -> list[Check]:  # fmt: skip
     """Every check, in order; the run is proven when all hold. ``shards`` is never empty:
     :func:`load_dir` refuses a directory without manifests."""
     n = count if count is not None else max(m.n for m in shards.values())
     run = Run(shards, n)
-    return [all_present(run), *(check(run) for check in CHECKS)]
+    return [all_present(run), *(check(run) for check in checks)]
