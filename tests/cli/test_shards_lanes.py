@@ -64,7 +64,9 @@ def git(repo: Path, *args: str) -> str:
 def environment(**changes: str) -> dict[str, str]:
     """This process's variables without any CI run, lane or pytest option of its own."""
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "TRUEGREEN_", "PYTEST_"))
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GITHUB_", "TRUEGREEN_", "PYTEST_"))
     }
     env.update(changes)
     return env
@@ -141,7 +143,9 @@ def test_a_manifest_names_its_commit_run_attempt_platform_python_and_lane(lanes:
         "commit": lanes.head, "run_id": RUN_ID, "run_attempt": 1, "lane": "fast",
         "os": HOST.os, "arch": HOST.arch,
     }  # fmt: skip
-    assert fast["python"] == f"{platform.python_implementation().lower()}-{platform.python_version()}"
+    assert (
+        fast["python"] == f"{platform.python_implementation().lower()}-{platform.python_version()}"
+    )
     assert fast["platforms"] == {"test_suite.py::test_this_os_only": [HOST.os]}
     other = lanes.manifest(lanes.other_out)
     assert (other["commit"], other["run_attempt"]) == (OTHER_SHA, 1)  # GITHUB_SHA wins
@@ -191,7 +195,9 @@ def test_manifests_of_another_commit_are_refused(lanes: Lanes) -> None:
     for args in (["--lanes", str(lanes.fast1), str(lanes.slow1)], [str(lanes.fast1)]):
         status, lines = verify(*args, cwd=lanes.out, GITHUB_SHA=OTHER_SHA)
         assert status == 1
-        assert lines[0].startswith(f"FAIL every manifest from commit {OTHER_SHA[:12]} (GITHUB_SHA): ")
+        assert lines[0].startswith(
+            f"FAIL every manifest from commit {OTHER_SHA[:12]} (GITHUB_SHA): "
+        )
         expected = f"  {fast}: commit: expected {OTHER_SHA} (GITHUB_SHA), found {lanes.head}"
         assert expected in lines
     status, lines = verify(str(lanes.other_out), "--commit", lanes.head[:10], cwd=lanes.out)

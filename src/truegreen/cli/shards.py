@@ -38,7 +38,7 @@ VERIFY_EXAMPLE = """\
   pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/
   # in the job that gates the merge
   truegreen shards verify manifests/ --count 4
-  # every lane's manifests (one directory each, e.g. one per downloaded artifact)
+  # every lane's manifests, one directory each (one per CI artifact)
   truegreen shards verify --lanes all-manifests/
   truegreen shards verify --lanes linux/ macos/ windows/ --commit "$GITHUB_SHA"
 """

@@ -234,7 +234,9 @@ def _where(
     return False, "; ".join(f"{outcomes[lane].get(nodeid, 'not run')} on {lane}" for lane in fits)
 
 
-def platforms_passed(evidence: Mapping[str, Sequence[Manifest]], hosts: Mapping[str, Host]) -> Check:
+def platforms_passed(
+    evidence: Mapping[str, Sequence[Manifest]], hosts: Mapping[str, Host]
+) -> Check:
     """Every test with a ``platforms`` marker passed on a lane whose platform it names."""
     outcomes = {lane: _outcomes(ms) for lane, ms in evidence.items()}
     markers = _markers(evidence)
@@ -267,7 +269,8 @@ def must_run_passed(evidence: Mapping[str, Sequence[Manifest]], hosts: Mapping[s
             ok, why = _where(nodeid, markers.get(nodeid), hosts, outcomes)
             if not ok:
                 items.append(f"{nodeid}: {why}")
-    name = f"every must-run test passed on a lane of its platform ({counted(len(patterns), 'pattern')})"
+    count = counted(len(patterns), "pattern")
+    name = f"every must-run test passed on a lane of its platform ({count})"
     summary = f"{counted(len(items), 'gate')} passed on no lane"
     return Check(name, not items, _itemised(summary, items) if items else "")
 
@@ -289,7 +292,9 @@ def verify_lanes(manifests: Sequence[Manifest], head: Head) -> tuple[list[Check]
         found = verify(shards, checks=LANE_CHECKS)
         checks += [Check(f"lane {lane}: {c.name}", c.ok, c.detail) for c in found]
     evidence = {
-        lane: [m for m in shards.values() if head.commit is None or same_commit(m.commit, head.commit)]
+        lane: [
+            m for m in shards.values() if head.commit is None or same_commit(m.commit, head.commit)
+        ]
         for lane, shards in lanes.newest.items()
     }
     checks += [platforms_passed(evidence, lanes.hosts), must_run_passed(evidence, lanes.hosts)]
