@@ -168,7 +168,7 @@ def test_a_re_run_s_stale_green_is_refused_and_the_newest_attempt_counts(lanes: 
     """The fast lane's first attempt was green, its re-run red: merged, the green one would
     have proved a run that failed.
 
-    Ablation: replace `superseded += [(m, top) for m in found[1:]]` with `pass` in
+    Ablation: replace `[(m, top) for m in found[1:]]` with `[]` in
     `src/truegreen/core/evidence.py`; replace `found.sort(key=_attempt, reverse=True)` with
     `found.sort(key=_attempt)` in `src/truegreen/core/evidence.py`."""
     assert (lanes.status["fast-1"], lanes.status["fast-2"]) == (0, 1)  # premise: green, then red
@@ -188,7 +188,7 @@ def test_a_re_run_s_stale_green_is_refused_and_the_newest_attempt_counts(lanes: 
 
 
 def test_manifests_of_another_commit_are_refused(lanes: Lanes) -> None:
-    """Ablation: replace `if not same_commit(m.commit, head.commit)` with `if False` in
+    """Ablation: replace `not same_commit(m.commit, head.commit)` with `False` in
     `src/truegreen/core/evidence.py`."""
     assert verify("--lanes", str(lanes.fast1), str(lanes.slow1), cwd=lanes.suite)[0] == 0
     fast = lanes.fast1 / "shard-1-of-1.json"
@@ -208,7 +208,7 @@ def test_manifests_of_another_commit_are_refused(lanes: Lanes) -> None:
 def test_a_platform_gated_test_that_passed_on_no_lane_is_listed(lanes: Lanes) -> None:
     """The other OS's test is skipped, green, on the one lane there is: nobody verified it.
 
-    Ablation: replace `items.append(f"{nodeid} {marker.describe()}: {why}")` with `pass` in
+    Ablation: replace `items.append(f"{nodeid} {marker.describe()}: {why}")` with `None` in
     `src/truegreen/core/evidence.py`."""
     assert lanes.status["other"] == 0  # premise: its lane is green
     status, lines = verify("--lanes", str(lanes.other_out), cwd=lanes.out, GITHUB_SHA=OTHER_SHA)
@@ -225,7 +225,7 @@ def test_a_must_run_gate_that_ran_on_no_lane_is_listed(lanes: Lanes) -> None:
     """The fast lane leaves its gate out (-m "not slow") and is green; without the slow lane,
     the gate ran nowhere.
 
-    Ablation: replace `items.append(f"{nodeid}: {why}")` with `pass` in
+    Ablation: replace `items.append(f"{nodeid}: {why}")` with `None` in
     `src/truegreen/core/evidence.py`."""
     assert lanes.status["fast-1"] == 0  # premise: the lane alone is green
     status, lines = verify("--lanes", str(lanes.fast1), cwd=lanes.suite)
