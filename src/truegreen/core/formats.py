@@ -65,7 +65,7 @@ RED_OUTCOMES = ("failed", "error")
 SHARD_MODES = ("digest", "duration", "external")
 
 # A shard manifest's fields, by format version. A manifest is written three times: as the
-# session starts (the fields marked required alone), as collection ends (every field,
+# session starts (the fields marked required, and where it runs), as collection ends (every field,
 # `complete` false, no outcomes yet) and as the session ends (every field, `complete` true).
 # A field not marked required may be missing until `complete` is true, and then must be there.
 MANIFEST_FIELDS: dict[int, tuple[Field, ...]] = {
