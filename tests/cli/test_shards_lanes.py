@@ -164,9 +164,9 @@ def test_two_lanes_prove_each_gated_test_and_gate_passed_on_a_lane(lanes: Lanes)
     ]
 
 
-def test_a_re_run_s_stale_green_is_refused_and_the_newest_attempt_counts(lanes: Lanes) -> None:
+def test_a_re_run_s_stale_green_is_left_out_and_the_newest_attempt_counts(lanes: Lanes) -> None:
     """The fast lane's first attempt was green, its re-run red: merged, the green one would
-    have proved a run that failed.
+    have proved a run that failed. It is listed as left out, and the red one counts.
 
     Ablation: replace `[(m, top) for m in found[1:]]` with `[]` in
     `src/truegreen/core/evidence.py`; replace `found.sort(key=_attempt, reverse=True)` with
@@ -177,7 +177,7 @@ def test_a_re_run_s_stale_green_is_refused_and_the_newest_attempt_counts(lanes: 
     stale = lanes.fast1 / "shard-1-of-1.json"
     newest = lanes.fast2 / "shard-1-of-1.json"
     assert (
-        "FAIL no manifest from an attempt a re-run superseded (3 manifests, 2 lanes): "
+        "ok   only the newest attempt of each shard counted (3 manifests, 2 lanes): "
         "1 manifest from an earlier attempt, not counted"
     ) in lines
     assert (
