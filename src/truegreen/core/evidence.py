@@ -5,9 +5,9 @@ A green manifest proves something only about the commit it tested and only while
 attempt of its job replaced it: a manifest from another commit is refused by name, and one
 a re-run job superseded (the stale green of its first attempt) is listed and not counted.
 With ``--lanes`` the manifests of several lanes (one per operating system and Python, and
-lanes started on demand) are checked lane by lane, then merged to prove that every test gated by the ``platforms``
-marker, and every ``must-run`` gate, passed on at least one lane whose platform it matches:
-a skip-on-this-OS defence that no lane ever runs is a defence nobody verified.
+lanes started on demand) are checked lane by lane, then merged to prove that every test
+gated by the ``platforms`` marker, and every ``must-run`` gate, passed on at least one lane
+whose platform it matches: a skip-on-this-OS defence that no lane ever runs is a defence nobody verified.
 """
 
 from __future__ import annotations
