@@ -7,7 +7,8 @@ a re-run job superseded (the stale green of its first attempt) is listed and not
 With ``--lanes`` the manifests of several lanes (one per operating system and Python, and
 lanes started on demand) are checked lane by lane, then merged to prove that every test
 gated by the ``platforms`` marker, and every ``must-run`` gate, passed on at least one lane
-whose platform it matches: a skip-on-this-OS defence that no lane ever runs is a defence nobody verified.
+whose platform it matches: a skip-on-this-OS defence that no lane ever runs is a defence
+nobody verified.
 """
 
 from __future__ import annotations
