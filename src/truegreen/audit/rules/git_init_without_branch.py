@@ -38,8 +38,10 @@ class GitInitWithoutBranch(Rule):
 
     ## Why is this bad?
     Without `-b`, the new repository's first branch is whatever the machine's
-    `init.defaultBranch` says: `master` on a CI runner with no git configuration (and a hint
-    on stderr), `main` on one developer's laptop, `trunk` on another's. A test that then
+    `init.defaultBranch` says: `main` on one developer's laptop, `trunk` on another's, and on
+    a CI runner with no git configuration git's built-in default, `master` (with a hint on
+    stderr), which the git project plans to make `main` in git 3.0. Removing `HOME` for the
+    test does not help: the system's configuration and git's version still decide. A test that then
     checks out, pushes, diffs against or prints the branch passes on one machine and fails
     on the next, for a reason that has nothing to do with the code under test; and a test
     of code that reads the branch (a version scheme, a changelog tool) tests the machine.
