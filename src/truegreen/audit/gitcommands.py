@@ -134,6 +134,9 @@ def _split(node: ast.AST) -> Optional[list[Optional[str]]]:
 
 def from_string(node: ast.AST) -> Optional[GitCommand]:
     """A command string that starts with git (``"git init -q"``, ``f"git -C {d} init"``)."""
+    text = _word(node)
+    if text is None or "git" not in text.lower():  # most strings: no split needed
+        return None
     words = _split(node)
     if not words or words[0] is None or GIT_PROGRAM.fullmatch(words[0]) is None:
         return None
