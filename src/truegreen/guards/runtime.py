@@ -49,6 +49,9 @@ class Guard:
         # Told the real path of each write refused under the real home, as it is refused:
         # the session compares the directory it was refused in at its end.
         self.on_refused: Optional[Callable[[str], None]] = None
+        # Told of each ``subprocess.Popen`` as it starts, with (test, where, words): the
+        # session's watch for the children a test leaves running (guards/leftovers.py).
+        self.on_popen: Optional[Callable[[Optional[str], Optional[str], list[str]], None]] = None
         self._offsets: dict[str, int] = {}
         self.sink: Optional[StreamWriter] = None
         if policy.run_dir:
@@ -62,6 +65,7 @@ class Guard:
         """In a forked child: a stream of its own; the parent keeps what it recorded. Its test
         is the one running as it is forked (a fork server forks for the test that asks)."""
         self.role = "child"
+        self.on_popen = None  # the session watches its own children, not a fork's
         if self.policy.run_dir:
             now = running(self.policy.run_dir)
             if now != UNKNOWN:

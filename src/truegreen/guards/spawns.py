@@ -113,8 +113,13 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         if why is not None:
             guard.record_unguarded(program, why)
 
+    def popen(executable: Any, args: Any, cwd: Any, env: Any) -> None:
+        spawn(executable, args, env, cwd)
+        if guard.on_popen is not None and guard.where is not None:
+            guard.on_popen(guard.test, guard.where, _words(args))
+
     return {
-        "subprocess.Popen": lambda a: spawn(a[0], a[1], a[3], a[2]),
+        "subprocess.Popen": lambda a: popen(*a[:4]),
         "os.system": lambda a: spawn(None, a[0]),
         "os.exec": lambda a: spawn(a[0], a[1], a[2]),
         "os.posix_spawn": lambda a: spawn(a[0], a[1], a[2]),
