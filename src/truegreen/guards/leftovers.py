@@ -43,7 +43,7 @@ class Child:
 
     def running(self) -> bool:
         """Whether it runs still; reaps it when it ended (as its own ``poll`` would)."""
-        popen = self.ref()
+        popen: Any = self.ref()
         pid = getattr(popen, "pid", None)
         if pid is None:  # collected, or it never started (the program was not found)
             return False
