@@ -81,7 +81,7 @@ def test_a_child_left_running_is_named_with_its_test_and_killed_at_the_sessions_
 
 
 def test_a_test_that_waits_for_its_child_leaves_nothing(pytester: pytest.Pytester) -> None:
-    """Ablation: replace `return popen.poll() is None` with `return True` in
+    """Ablation: replace `popen.poll() is None` with `True` in
     `src/truegreen/guards/leftovers.py`: the waited-for child is reported."""
     pytester.makepyfile(
         """
@@ -182,7 +182,7 @@ def test_kill_mode_kills_the_child_right_after_its_test(pytester: pytest.Pyteste
 
 
 def test_fail_mode_fails_the_test_that_left_a_child(pytester: pytest.Pytester) -> None:
-    """Ablation: replace `report.outcome = "failed"` with `pass` in
+    """Ablation: replace `self.mode == "fail" and report.passed` with `False` in
     `src/truegreen/plugin/leftovers.py`: the test passes."""
     pytester.makepyfile(test_children=LEAVES)
     result = pytester.runpytest_subprocess(*RUN, "--truegreen-set", "leftover-processes=fail")
