@@ -27,7 +27,7 @@ def test_waits_for_its_child():
     subprocess.run([sys.executable, "-c", "pass"], check=True)
 """
 
-pytestmark = pytest.mark.platforms("posix")  # the pid checks: os.kill(pid, 0), /proc
+POSIX = pytest.mark.platforms("posix")  # the pid checks: os.kill(pid, 0), /proc
 
 
 def pids(text: str) -> list[int]:
@@ -59,6 +59,7 @@ def killed_afterwards() -> object:
             os.kill(pid, signal.SIGKILL)
 
 
+@POSIX
 def test_a_child_left_running_is_named_with_its_test_and_killed_at_the_sessions_end(
     pytester: pytest.Pytester, killed_afterwards: list[int]
 ) -> None:
@@ -80,6 +81,7 @@ def test_a_child_left_running_is_named_with_its_test_and_killed_at_the_sessions_
     assert gone(pid)
 
 
+@POSIX
 def test_a_test_that_waits_for_its_child_leaves_nothing(pytester: pytest.Pytester) -> None:
     """Ablation: replace `popen.poll() is None` with `True` in
     `src/truegreen/guards/leftovers.py`: the waited-for child is reported."""
@@ -127,6 +129,7 @@ def test_after_it(server):
 """
 
 
+@POSIX
 def test_a_session_fixtures_process_is_not_the_tests_leftover(pytester: pytest.Pytester) -> None:
     """The server a session fixture started runs on after the test that set it up: it is the
     fixture's, and the fixture stops it.
@@ -141,6 +144,7 @@ def test_a_session_fixtures_process_is_not_the_tests_leftover(pytester: pytest.P
     assert SECTION not in sections(result.stdout.lines)
 
 
+@POSIX
 def test_a_wider_fixture_that_forgets_its_process_is_named_at_the_sessions_end(
     pytester: pytest.Pytester, killed_afterwards: list[int]
 ) -> None:
@@ -158,6 +162,7 @@ def test_a_wider_fixture_that_forgets_its_process_is_named_at_the_sessions_end(
     assert gone(killed_afterwards[0])
 
 
+@POSIX
 def test_kill_mode_kills_the_child_right_after_its_test(pytester: pytest.Pytester) -> None:
     """Ablation: replace `stop(left)` with `None` in `src/truegreen/plugin/leftovers.py`: the
     next test finds the child still running."""
@@ -181,6 +186,7 @@ def test_kill_mode_kills_the_child_right_after_its_test(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(["*ProcessLookupError*", "*(killed after the test)"])
 
 
+@POSIX
 def test_fail_mode_fails_the_test_that_left_a_child(pytester: pytest.Pytester) -> None:
     """Ablation: replace `self.mode == "fail" and report.passed` with `False` in
     `src/truegreen/plugin/leftovers.py`: the test passes."""
@@ -196,6 +202,7 @@ def test_fail_mode_fails_the_test_that_left_a_child(pytester: pytest.Pytester) -
     )
 
 
+@POSIX
 def test_under_xdist_each_worker_stops_its_own_and_the_controller_lists_them(
     pytester: pytest.Pytester, killed_afterwards: list[int]
 ) -> None:
@@ -214,4 +221,55 @@ def test_under_xdist_each_worker_stops_its_own_and_the_controller_lists_them(
     ]
     assert found[3] == "  test_second.py::test_leaves_a_child"
     assert len(killed_afterwards) == 2
+    assert all(gone(pid) for pid in killed_afterwards)
+
+
+@pytest.mark.platforms("linux")  # a pid-only child is told apart through /proc
+def test_children_started_by_pid_are_named_too(
+    pytester: pytest.Pytester, killed_afterwards: list[int]
+) -> None:
+    """os.posix_spawn and os.spawn* return a pid the audit hook never sees.
+
+    Ablation: replace `guard.on_spawn(guard.test, guard.where, _words(argv))` with `None` in
+    `src/truegreen/guards/spawns.py`: the posix_spawn child is not named. Ablation: replace
+    `frame.f_code.co_name == "_spawnvef"` with `False` in `src/truegreen/guards/spawns.py`:
+    the os.spawnv child is not named. Ablation: replace
+    `os.waitpid(self.pid or -1, os.WNOHANG)[0] == 0` with `True` in
+    `src/truegreen/guards/leftovers.py`: the children waited for are named too."""
+    pytester.makepyfile(
+        test_pids=f"""
+        import os
+        import sys
+
+        SLEEPER = [sys.executable, "-c", {SLEEPER!r}]
+
+        def test_posix_spawn_leaves():
+            os.posix_spawn(sys.executable, SLEEPER, os.environ)
+
+        def test_posix_spawn_waits():
+            pid = os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], os.environ)
+            assert os.waitpid(pid, 0)[0] == pid
+
+        def test_spawnv_leaves():
+            os.spawnv(os.P_NOWAIT, sys.executable, SLEEPER)
+
+        def test_spawnv_waits():
+            assert os.spawnv(os.P_WAIT, sys.executable, [sys.executable, "-c", "pass"]) == 0
+        """
+    )
+    result = pytester.runpytest_subprocess(*RUN)
+    result.assert_outcomes(passed=4)
+    found = sections(result.stdout.lines)[SECTION]
+    killed_afterwards.extend(pids("\n".join(found)))
+    assert len(killed_afterwards) == 2
+    assert found == [
+        "child processes left running (2 processes):",
+        "  test_pids.py::test_posix_spawn_leaves",
+        f"    pid {killed_afterwards[0]}: {sys.executable} -c '{SLEEPER}' "
+        "(killed at the session's end)",
+        "  test_pids.py::test_spawnv_leaves",
+        f"    pid {killed_afterwards[1]}: {sys.executable} -c '{SLEEPER}' "
+        "(killed at the session's end)",
+        'leftover-processes = "warn": the run does not fail for them',
+    ]
     assert all(gone(pid) for pid in killed_afterwards)

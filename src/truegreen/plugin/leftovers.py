@@ -52,10 +52,11 @@ class LeftoversPlugin:
         if guard is not None:
             self.leftovers = Leftovers(guard.locate)
             guard.on_popen = self.leftovers.started
+            guard.on_spawn = self.leftovers.spawned
 
     def on_logreport(self, report: pytest.TestReport) -> None:
         leftovers = self.leftovers
-        if leftovers is None or not leftovers.pending or report.when != "teardown":
+        if leftovers is None or not leftovers.waiting or report.when != "teardown":
             return
         left = leftovers.check()
         if not left:
@@ -78,7 +79,7 @@ class LeftoversPlugin:
             return
         guard = self.config.stash.get(GUARD_KEY, None)
         if guard is not None:
-            guard.on_popen = None
+            guard.on_popen = guard.on_spawn = None
         fail = self.mode == "fail"
         self.rows = [
             [_who(c), c.test, c.pid, c.command(), c.fate, fail and c.wider]
