@@ -235,11 +235,12 @@ def test_children_started_by_pid_are_named_too(
     `frame.f_code.co_name == "_spawnvef"` with `False` in `src/truegreen/guards/spawns.py`:
     the os.spawnv child is not named. Ablation: replace
     `os.waitpid(self.pid or -1, os.WNOHANG)[0] == 0` with `True` in
-    `src/truegreen/guards/leftovers.py`: the children waited for are named too."""
+    `src/truegreen/guards/leftovers.py`: the child that ended on its own is named too."""
     pytester.makepyfile(
         test_pids=f"""
         import os
         import sys
+        import time
 
         SLEEPER = [sys.executable, "-c", {SLEEPER!r}]
 
@@ -250,6 +251,16 @@ def test_children_started_by_pid_are_named_too(
             pid = os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], os.environ)
             assert os.waitpid(pid, 0)[0] == pid
 
+        def test_posix_spawn_ends_on_its_own():
+            pid = os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], os.environ)
+            for _ in range(1000):  # ended, not reaped: a zombie, still this process's child
+                with open(f"/proc/{{pid}}/stat") as handle:
+                    if handle.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        break
+                time.sleep(0.01)
+            else:
+                raise AssertionError("the child did not end")
+
         def test_spawnv_leaves():
             os.spawnv(os.P_NOWAIT, sys.executable, SLEEPER)
 
@@ -258,7 +269,7 @@ def test_children_started_by_pid_are_named_too(
         """
     )
     result = pytester.runpytest_subprocess(*RUN)
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
     found = sections(result.stdout.lines)[SECTION]
     killed_afterwards.extend(pids("\n".join(found)))
     assert len(killed_afterwards) == 2
