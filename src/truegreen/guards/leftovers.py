@@ -178,15 +178,21 @@ class Leftovers:
 
     def started(self, test: Optional[str], where: Optional[str], words: list[str]) -> None:
         """A ``subprocess.Popen`` is starting ``words`` (called from the audit hook)."""
-        popen = _popen_on_stack()
-        if popen is not None:
-            self._add(Child(test, self._owner(test, where), words, popen))
+        try:
+            popen = _popen_on_stack()
+            if popen is not None:
+                self._add(Child(test, self._owner(test, where), words, popen))
+        except Exception:  # a watch, not a guard: whatever went wrong, the program starts
+            return
 
     def spawned(self, test: Optional[str], where: Optional[str], words: list[str]) -> None:
         """A child known by its pid only is starting ``words`` (called from the audit hook)."""
-        before = children_of_this_process()
-        if before or os.path.isdir("/proc/self/task"):  # elsewhere it cannot be told apart
-            self.raw.append((test, self._owner(test, where), words, before))
+        try:
+            before = children_of_this_process()
+            if before or os.path.isdir("/proc/self/task"):  # elsewhere it cannot be told apart
+                self.raw.append((test, self._owner(test, where), words, before))
+        except Exception:  # a watch, not a guard: whatever went wrong, the program starts
+            return
 
     def _add(self, child: Child) -> None:
         (self.wider if child.wider else self.pending).append(child)
