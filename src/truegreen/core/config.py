@@ -169,6 +169,15 @@ OPTIONS: tuple[Option, ...] = (
         "Programs no test may start, by name (docker, devcontainer, ...).",
     ),
     Option(
+        "leftover-processes",
+        "choice",
+        "warn",
+        "A child process a test started (subprocess, asyncio, os.spawn*) still running after "
+        "the test: off, warn (reported), fail (the test fails) or kill (killed after the "
+        "test); every one still running is killed at the end of the session.",
+        ("off", "warn", "fail", "kill"),
+    ),
+    Option(
         "must-run",
         "globs",
         (),
@@ -274,6 +283,7 @@ class Config(NamedTuple):
     network: str = "owned"
     allow_hosts: tuple[str, ...] = ()
     deny_programs: tuple[str, ...] = ()
+    leftover_processes: str = "warn"
     tree_guard: str = "session"
     must_run: tuple[str, ...] = ()
     allow_empty: bool = False
