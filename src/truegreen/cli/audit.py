@@ -70,7 +70,7 @@ def _codes(flag: str, text: Optional[str]) -> Optional[list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from truegreen.audit import pages, registry, report
+    from truegreen.audit import cache, pages, quick, registry, report
     from truegreen.audit.project import common_ancestor, discover_project
     from truegreen.audit.run import audit
 
@@ -82,12 +82,21 @@ def run(args: argparse.Namespace) -> int:
         return Status.CLEAN
     select, ignore = _codes("--select", args.select), _codes("--ignore", args.ignore)
     # pytest's configuration is looked for from the paths' common ancestor, as pytest does
-    project = discover_project(common_ancestor(args.paths, Path.cwd()))
+    start = common_ancestor(args.paths, Path.cwd())
+    # the command line as typed, for the quick answer of the next run (truegreen.audit.quick)
+    words: Optional[list[str]] = getattr(args, "words", None)
+    watch = quick.Watch(str(start)) if words is not None and not args.no_cache else None
+    project = discover_project(start)
     extend = _codes("--extend-select", args.extend_select) or []
+    if watch is not None:
+        watch.project(cache.watched(project, args.paths), lambda: cache.prepare(project))
     result = audit(project, args.paths, select, ignore, extend, cache=not args.no_cache)
     writers = {"text": report.text, "json": report.as_json, "sarif": report.sarif,
                "github": report.github}  # fmt: skip
     output = writers[args.format](result)
     if output:
         print(output)
-    return Status.FINDINGS if result.findings else Status.CLEAN
+    status = Status.FINDINGS if result.findings else Status.CLEAN
+    if watch is not None and words is not None:
+        quick.record(str(cache.directory(project)), watch, words, output, status)
+    return status
