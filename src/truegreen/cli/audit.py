@@ -70,7 +70,7 @@ def _codes(flag: str, text: Optional[str]) -> Optional[list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from truegreen.audit import cache, pages, quick, registry, report
+    from truegreen.audit import pages, registry, report
     from truegreen.audit.project import common_ancestor, discover_project
     from truegreen.audit.run import audit
 
@@ -85,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
     start = common_ancestor(args.paths, Path.cwd())
     # the command line as typed, for the quick answer of the next run (truegreen.audit.quick)
     words: Optional[list[str]] = getattr(args, "words", None)
-    watch = quick.Watch(str(start)) if words is not None and not args.no_cache else None
+    watch = None
+    if words is not None and not args.no_cache:
+        from truegreen.audit import cache, quick
+
+        watch = quick.Watch(str(start))
     project = discover_project(start)
     extend = _codes("--extend-select", args.extend_select) or []
     if watch is not None:
