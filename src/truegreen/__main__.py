@@ -2,8 +2,8 @@ import sys
 
 
 def main() -> int:
-    """``python -m truegreen``: an unchanged tree's audit is answered before the command
-    line's module (argparse, every verb's helpers) is imported."""
+    """The ``truegreen`` command (and ``python -m truegreen``): an unchanged tree's audit is
+    answered before the command line's module (argparse, every verb's helpers) is imported."""
     words = sys.argv[1:]
     if words[:1] == ["audit"]:
         from truegreen.audit.quick import answer
@@ -13,7 +13,7 @@ def main() -> int:
             return status
     from truegreen.cli import main as command
 
-    return command()
+    return command(words, quick=False)
 
 
 if __name__ == "__main__":

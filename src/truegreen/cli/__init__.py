@@ -185,10 +185,11 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run one verb; return its exit status."""
+def main(argv: Optional[Sequence[str]] = None, *, quick: bool = True) -> int:
+    """Run one verb; return its exit status. ``quick=False``: the audit's quick answer was
+    already looked for (``python -m truegreen``, the ``truegreen`` command)."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["audit"]:  # an unchanged tree's audit, answered before any parsing
+    if quick and words[:1] == ["audit"]:  # an unchanged tree's audit, before any parsing
         from truegreen.audit.quick import answer
 
         status = answer(words[1:])
