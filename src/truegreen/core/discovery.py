@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from truegreen.core.claims import Claim, read_records
-from truegreen.core.snippets import SnippetError, find_expressions, find_statements
+from truegreen.core.snippets import SnippetError, find_expressions, find_statements, offsets
 
 PROJECT = "project"
 TEST = "test"
@@ -309,3 +309,49 @@ def _checked(source: str, prefix: str, nodeid: str, wanted: list[Claim]) -> str:
     if missing:
         raise NotWritten(f"{nodeid}: the record would not read back as written")
     return source
+
+
+# -- switched mutants: many claims of one file in one source ------------------------------
+
+SWITCH = '__import__("truegreen.guards.mutant", None, None, ["on"]).on'
+
+
+def switched(source: str, claims: list[tuple[int, Claim]]) -> tuple[str, list[int]]:
+    """``source`` with each claim in it behind its switch (``on(N)``, N its number): a
+    replaced expression becomes ``(NEW if on(N) else (OLD))``, a deleted statement that
+    starts its line ``if not on(N): STATEMENT``. With every switch off it runs as the file
+    does, and with one on as that claim's mutant. Also the numbers placed: a claim whose
+    anchor is not exactly once, overlaps another's, or is a statement sharing its line
+    (``if x: raise E``) is left out, to run alone."""
+    original = source
+    edits: list[tuple[int, int, str]] = []
+    placed: list[int] = []
+    for number, claim in claims:
+        try:
+            found = (find_statements if claim.new is None else find_expressions)(
+                source, claim.snippet
+            )
+        except (SnippetError, SyntaxError):
+            continue
+        if len(found) != 1:
+            continue
+        span = found[0]
+        start, end = offsets(original, span)
+        if any(start < e and s < end for s, e, _ in edits):
+            continue
+        old = original[start:end]
+        if claim.new is None:
+            if original[original.rfind("\n", 0, start) + 1 : start].strip():
+                continue
+            new = f"if not {SWITCH}({number}): {old}"
+        else:
+            new = f"({claim.new} if {SWITCH}({number}) else ({old}))"
+        edits.append((start, end, new))
+        placed.append(number)
+    for start, end, new in sorted(edits, reverse=True):
+        source = source[:start] + new + source[end:]
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return source, []
+    return source, placed

@@ -129,13 +129,19 @@ def _char_col(text: str, byte_col: int) -> int:
     return len(text.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
 
 
-def splice(source: str, span: Span, replacement: str) -> str:
-    """``source`` with ``span`` replaced by ``replacement``."""
+def offsets(source: str, span: Span) -> tuple[int, int]:
+    """Where ``span`` starts and ends in ``source``, as string indexes."""
     lines = source.splitlines(keepends=True)
     start = sum(len(t) for t in lines[: span.line - 1]) + _char_col(lines[span.line - 1], span.col)
     end = sum(len(t) for t in lines[: span.end_line - 1]) + _char_col(
         lines[span.end_line - 1], span.end_col
     )
+    return start, end
+
+
+def splice(source: str, span: Span, replacement: str) -> str:
+    """``source`` with ``span`` replaced by ``replacement``."""
+    start, end = offsets(source, span)
     return source[:start] + replacement + source[end:]
 
 
