@@ -292,7 +292,7 @@ def test_switched_claims_run_as_the_file_until_one_is_switched_on() -> None:
     """Each placed claim is its own mutant under its switch, the file with none on; a
     statement that shares its line, or an anchor not exactly once, is left to run alone.
 
-    Ablation: replace `f"if not {SWITCH}({number}): {old}"` with `old` in
+    Ablation: replace `f"if not {SWITCH}({number}): {new}"` with `new` in
     `src/truegreen/core/discovery.py`."""
     claims = [
         (1, Claim("", "m.py", "raw is None", "False", 0)),
@@ -316,11 +316,25 @@ def test_switched_claims_run_as_the_file_until_one_is_switched_on() -> None:
 def test_overlapping_anchors_are_not_both_switched() -> None:
     """Two claims on overlapping text cannot both be in one source: the second runs alone.
 
-    Ablation: replace `if any(start < e and s < end for s, e, _ in edits):` with `if False:`
-    in `src/truegreen/core/discovery.py`."""
+    Ablation: replace `any(start < e and s < end for s, e in edits)` with `False` in
+    `src/truegreen/core/discovery.py`."""
     claims = [(1, Claim("", "m.py", "level < 0", "False", 0)),
               (2, Claim("", "m.py", "0", "1", 0))]  # fmt: skip
     source, placed = switched(SWITCHED.replace("level > 9", "level > 8"), claims)
     assert 1 in placed  # premise: the first is placed
     assert placed == [1]
     assert _run(source, 1, "a", -1) == "a"
+
+
+def test_two_replacements_of_one_expression_nest() -> None:
+    """A guard made False for one test and True for another: both in one source.
+
+    Ablation: replace `same is not None and claim.new is not None and same[0][1] is not None`
+    with `False` in `src/truegreen/core/discovery.py`."""
+    claims = [(1, Claim("", "m.py", "raw is None", "False", 0)),
+              (2, Claim("", "m.py", "raw is None", "True", 0))]  # fmt: skip
+    source, placed = switched(SWITCHED, claims)
+    assert placed == [1, 2]
+    assert _run(source, 0, "a", 1) == "a"  # premise: the file, with no switch on
+    assert _run(source, 1, None, 1) is None
+    assert _run(source, 2, "a", 1) == "ValueError(missing)"

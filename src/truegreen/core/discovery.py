@@ -320,35 +320,39 @@ def switched(source: str, claims: list[tuple[int, Claim]]) -> tuple[str, list[in
     """``source`` with each claim in it behind its switch (``on(N)``, N its number): a
     replaced expression becomes ``(NEW if on(N) else (OLD))``, a deleted statement that
     starts its line ``if not on(N): STATEMENT``. With every switch off it runs as the file
-    does, and with one on as that claim's mutant. Also the numbers placed: a claim whose
-    anchor is not exactly once, overlaps another's, or is a statement sharing its line
-    (``if x: raise E``) is left out, to run alone."""
+    does, and with one on as that claim's mutant (two replacements of one expression nest).
+    Also the numbers placed: a claim whose anchor is not exactly once, overlaps another's,
+    or is a statement sharing its line (``if x: raise E``) is left out, to run alone."""
     original = source
-    edits: list[tuple[int, int, str]] = []
+    edits: dict[tuple[int, int], list[tuple[int, Optional[str]]]] = {}
     placed: list[int] = []
     for number, claim in claims:
         try:
-            found = (find_statements if claim.new is None else find_expressions)(
-                source, claim.snippet
-            )
+            find = find_statements if claim.new is None else find_expressions
+            found = find(source, claim.snippet)
         except (SnippetError, SyntaxError):
             continue
         if len(found) != 1:
             continue
-        span = found[0]
-        start, end = offsets(original, span)
-        if any(start < e and s < end for s, e, _ in edits):
+        start, end = offsets(original, found[0])
+        same = edits.get((start, end))
+        if same is not None and claim.new is not None and same[0][1] is not None:
+            same.append((number, claim.new))  # another replacement of the same expression
+            placed.append(number)
             continue
-        old = original[start:end]
-        if claim.new is None:
-            if original[original.rfind("\n", 0, start) + 1 : start].strip():
-                continue
-            new = f"if not {SWITCH}({number}): {old}"
-        else:
-            new = f"({claim.new} if {SWITCH}({number}) else ({old}))"
-        edits.append((start, end, new))
+        if any(start < e and s < end for s, e in edits):
+            continue
+        if claim.new is None and original[original.rfind("\n", 0, start) + 1 : start].strip():
+            continue
+        edits[(start, end)] = [(number, claim.new)]
         placed.append(number)
-    for start, end, new in sorted(edits, reverse=True):
+    for (start, end), switches in sorted(edits.items(), reverse=True):
+        new = original[start:end]
+        for number, replacement in switches:
+            if replacement is None:
+                new = f"if not {SWITCH}({number}): {new}"
+            else:
+                new = f"({replacement} if {SWITCH}({number}) else ({new}))"
         source = source[:start] + new + source[end:]
     try:
         ast.parse(source)
