@@ -9,7 +9,7 @@ claim may take. Each selected test runs first with every switch off (the premise
 very process), then once with each of its claims' switches on; every fixture is set up and
 torn down for each run. A line of JSON goes to the results file, flushed, as each run
 starts and ends, so the caller knows how far a batch went if it dies; a claim still running
-after ten times the unablated run's time and two seconds more (at most the seconds PLAN
+after ten times the unablated run's time and a second more (at most the seconds PLAN
 gives) is interrupted, and its verdict is a timeout; one that cannot be interrupted ends
 the process, and the caller runs the rest in another batch.
 """
@@ -121,8 +121,8 @@ class Batch:
         start = time.perf_counter()
         result, why = self._once(item, 0, 0)
         # An ablated run may loop where the test returned: it gets ten times the unablated
-        # run's time and two seconds more, within the caller's limit.
-        limit = min(self.timeout, 2 + 10 * (time.perf_counter() - start))
+        # run's time and a second more, within the caller's limit.
+        limit = min(self.timeout, 1 + 10 * (time.perf_counter() - start))
         if result != "passed":
             for number, _ in numbers:
                 self._write({"n": number, "result": "premise", "why": why})
