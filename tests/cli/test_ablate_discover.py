@@ -181,8 +181,7 @@ def test_a_claim_that_loops_is_a_timeout_and_the_batch_goes_on(
     """In a batch, an ablated run that never ends is interrupted as a timeout, soon (not
     after --run-timeout), and the claims after it in the same process still get theirs.
 
-    Ablation: replace `1 + 10 * (time.perf_counter() - start)` with `70` in
-    `src/truegreen/plugin/ablatebatch.py`."""
+    Ablation: replace `[SLOW, GRACE]` with `[0, 70]` in `src/truegreen/runner/discovery.py`."""
     (project / "app" / "core.py").write_text(LOOPING_APP)
     (project / "tests" / "test_core.py").write_text(LOOPING_TESTS)
     status = main(["ablate", "--discover", "tests", "-j", "1", "--run-timeout", "120",

@@ -9,8 +9,8 @@ claim may take. Each selected test runs first with every switch off (the premise
 very process), then once with each of its claims' switches on; every fixture is set up and
 torn down for each run. A line of JSON goes to the results file, flushed, as each run
 starts and ends, so the caller knows how far a batch went if it dies; a claim still running
-after ten times the unablated run's time and a second more (at most the seconds PLAN
-gives) is interrupted, and its verdict is a timeout; one that cannot be interrupted ends
+after a few times the unablated run's time and a little more (as PLAN says, and at most
+its seconds) is interrupted, and its verdict is a timeout; one that cannot be interrupted ends
 the process, and the caller runs the rest in another batch.
 """
 
@@ -66,6 +66,7 @@ class Batch:
         with open(plan_file, encoding="utf-8") as handle:
             plan = json.load(handle)
         self.timeout = float(plan["timeout"])
+        self.slow, self.grace = plan["limit"]
         self.claims: dict[str, list[tuple[int, int]]] = {}  # test -> (claim, its switch)
         for number, switched, test in plan["claims"]:
             self.claims.setdefault(test, []).append((number, switched))
@@ -120,9 +121,9 @@ class Batch:
         numbers = self.claims.get(item.nodeid, [])
         start = time.perf_counter()
         result, why = self._once(item, 0, 0)
-        # An ablated run may loop where the test returned: it gets ten times the unablated
-        # run's time and a second more, within the caller's limit.
-        limit = min(self.timeout, 1 + 10 * (time.perf_counter() - start))
+        # An ablated run may loop where the test returned: it gets a few times the
+        # unablated run's time and a little more, within the caller's limit.
+        limit = min(self.timeout, self.grace + self.slow * (time.perf_counter() - start))
         if result != "passed":
             for number, _ in numbers:
                 self._write({"n": number, "result": "premise", "why": why})

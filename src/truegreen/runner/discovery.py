@@ -75,6 +75,9 @@ def trace(paths: Sequence[str], timeout: float, *, settrace: bool = False) -> Tr
 # -- batches: many claims in one pytest process ----------------------------------------
 
 BATCH_PLUGIN = "truegreen.plugin.ablatebatch"
+# An ablated run may loop where the test returned: it gets SLOW times the unablated run's
+# time and GRACE seconds more (within --run-timeout), then it is a timeout.
+SLOW, GRACE = 10, 1.0
 
 
 def _verdict(entry: dict[str, Any]) -> Verdict:
@@ -143,7 +146,7 @@ def _batch_run(
     with tempfile.TemporaryDirectory(prefix="batch-", dir=runner.scratch) as tmp:
         results, plan = os.path.join(tmp, "results.jsonl"), os.path.join(tmp, "plan.json")
         with open(plan, "w", encoding="utf-8") as handle:
-            json.dump({"timeout": runner.timeout, "results": results,
+            json.dump({"timeout": runner.timeout, "results": results, "limit": [SLOW, GRACE],
                        "claims": [[n, s, c.test] for n, s, c in claims]}, handle)  # fmt: skip
         targets = sorted({c.path for _, _, c in claims})
         env = environment()
