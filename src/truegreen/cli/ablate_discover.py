@@ -90,8 +90,7 @@ def run(args: argparse.Namespace, prepare: Callable[[Claim], Union[str, Verdict]
     runner = Runner.start(args.run_timeout, warm and bool(targets), targets)
     try:
         if batched:
-            _say(f"{len(batched)} claims in {min(args.jobs, len(batched))} batches, "
-                 f"{len(numbered) - len(batched)} alone")  # fmt: skip
+            _say(f"{len(batched)} claims batched, {len(numbered) - len(batched)} alone")
         verdicts = run_batches(runner, batched, files, args.jobs) if batched else {}
         alone = [item for n, item in enumerate(items, 1) if n not in verdicts]
         outcomes = {id(o.claim): o for o in Ablator(runner, args.jobs).run(alone)}
