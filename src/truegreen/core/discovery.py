@@ -23,6 +23,7 @@ Each claim is an exactly-once anchor, as an ``Ablation:`` record's is, and
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -136,6 +137,12 @@ def _relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
+@functools.lru_cache(maxsize=8)
+def _tree(source: str) -> ast.Module:
+    """A file's tree, parsed once for the many exceptions caught in it (never changed)."""
+    return ast.parse(source)
+
+
 def derive(caught: Caught, sources: Sources, root: str) -> Derived:
     """The claim of one caught exception, or why there is none (paths relative to ``root``)."""
     if not caught.frames:
@@ -162,7 +169,7 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
     if source is None:
         return Derived(caught, None, f"{where}: the file cannot be read", where)
     try:
-        tree = ast.parse(source)
+        tree = _tree(source)
     except (SyntaxError, ValueError):
         return Derived(caught, None, f"{where}: the file does not parse", where)
     statement = _statement_at(tree, inner.line)
