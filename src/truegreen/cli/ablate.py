@@ -110,6 +110,13 @@ def add_parser(verbs: Any) -> None:
         "docstring (the only time ablate writes a file)",
     )
     parser.add_argument(
+        "--batch",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="with --discover: run the claims of many tests in one pytest process, each claim "
+        "behind a switch (the default); --no-batch runs each claim in a process of its own",
+    )
+    parser.add_argument(
         "--changed-since",
         metavar="REV",
         help="only records whose target or test file changed since REV",
