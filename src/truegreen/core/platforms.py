@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from truegreen.core.errors import UsageError
 
@@ -176,3 +176,29 @@ class Marker:
             shown = repr(self.arch[0]) if len(self.arch) == 1 else repr(self.arch)
             args += f", arch={shown}"
         return f"platforms({args})"
+
+
+# The marker's name, as tests write it: @pytest.mark.platforms("linux").
+MARKER = "platforms"
+
+
+def checked_marker(found: Sequence[Any]) -> Optional[Marker]:
+    """The one marker among ``found`` (pytest's marks named :data:`MARKER` on one test, each
+    with ``args`` and ``kwargs``), checked; None when there is none. PlatformSpecError when
+    there are two, a keyword other than ``arch``, or a wrong spec."""
+    if not found:
+        return None
+    if len(found) > 1:
+        shown = "; ".join(
+            Marker.from_args(m.args, m.kwargs.get("arch")).describe() if m.args else "platforms()"
+            for m in found
+        )
+        raise PlatformSpecError(
+            f"platforms: expected one marker per test, found {len(found)} ({shown}); "
+            "put every spec in one marker, e.g. platforms('linux', 'macos')"
+        )
+    mark = found[0]
+    unknown = sorted(set(mark.kwargs) - {"arch"})
+    if unknown:
+        raise PlatformSpecError(f"platforms: expected only arch=..., found {unknown[0]}=...")
+    return Marker.from_args(mark.args, mark.kwargs.get("arch"))

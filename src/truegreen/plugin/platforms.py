@@ -17,30 +17,14 @@ import pytest
 if TYPE_CHECKING:
     from truegreen.core.platforms import Marker
 
-MARKER = "platforms"
+MARKER = "platforms"  # core/platforms.py's MARKER, without importing it at start-up
 
 
 def marker_of(item: pytest.Item) -> Marker | None:
     """The one checked marker of ``item``, None when unmarked; PlatformSpecError if wrong."""
-    from truegreen.core.platforms import Marker, PlatformSpecError
+    from truegreen.core.platforms import checked_marker
 
-    found = list(item.iter_markers(MARKER))
-    if not found:
-        return None
-    if len(found) > 1:
-        shown = "; ".join(
-            Marker.from_args(m.args, m.kwargs.get("arch")).describe() if m.args else "platforms()"
-            for m in found
-        )
-        raise PlatformSpecError(
-            f"platforms: expected one marker per test, found {len(found)} ({shown}); "
-            "put every spec in one marker, e.g. platforms('linux', 'macos')"
-        )
-    mark = found[0]
-    unknown = sorted(set(mark.kwargs) - {"arch"})
-    if unknown:
-        raise PlatformSpecError(f"platforms: expected only arch=..., found {unknown[0]}=...")
-    return Marker.from_args(mark.args, mark.kwargs.get("arch"))
+    return checked_marker(list(item.iter_markers(MARKER)))
 
 
 class PlatformsPlugin:

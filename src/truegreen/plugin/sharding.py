@@ -37,7 +37,6 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
-from truegreen.plugin.platforms import MARKER, marker_of
 from truegreen.plugin.stash import MACHINE_ENV_KEY, SHARDED_OUT_KEY, per_test
 
 # The machinery between a call of ``config.hook.pytest_deselected`` and its implementations.
@@ -152,12 +151,12 @@ class ShardPlugin:
 
     def pytest_itemcollected(self, item: pytest.Item) -> None:
         self.collected.append(item.nodeid)  # before any selection
-        if MARKER in item.keywords:
-            from truegreen.core.platforms import PlatformSpecError
+        if "platforms" in item.keywords:  # core/platforms.py's MARKER, imported when marked
+            from truegreen.core.platforms import MARKER, PlatformSpecError, checked_marker
             from truegreen.core.provenance import encode_marker
 
             try:
-                marker = marker_of(item)
+                marker = checked_marker(list(item.iter_markers(MARKER)))
             except PlatformSpecError:
                 return  # a collection error (plugin/platforms.py): it runs nowhere
             if marker is not None:
