@@ -522,3 +522,89 @@ def test_a_directory_turned_into_a_symlink_is_resolved_again(pytester: pytest.Py
     # premise: a write through a symlink is seen where it lands
     result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/direct.txt *"])
     result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/through.txt *"])
+
+
+def test_a_write_through_a_symlinked_file_in_a_known_directory_lands_where_it_points(
+    pytester: pytest.Pytester,
+) -> None:
+    """The guard's fast path (a directory it has resolved before, a plain last name) still
+    follows a symlink at the last name for a call that follows it.
+
+    Ablation: replace `if not follow or not (_lexists(text) and os.path.islink(text)):` with
+    `if True:` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        def test_writes_through_a_symlinked_file(tmp_path):
+            (tmp_path / "warm.txt").write_text("x")  # the directory is now remembered
+            os.symlink(Path.cwd() / "target.txt", tmp_path / "link.txt")
+            (tmp_path / "link.txt").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert (pytester.path / "target.txt").exists()  # premise: the write went through the link
+    result.stdout.fnmatch_lines(
+        [f"  write: did open for writing {pytester.path / 'target.txt'} (under the project*"]
+    )
+
+
+def test_removing_a_symlink_is_a_write_where_the_link_is(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Removing a symlink changes the directory holding it, not what it points to: a link in
+    the project tree pointing outside it is a write into the project.
+
+    Ablation: replace `"mkdir", "remove", "rename"` with `"mkdir", "rename"` in
+    `src/truegreen/guards/writes.py`."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    (pytester.path / "link").symlink_to(outside)
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_removes_a_link_in_the_project():
+            os.remove("link")
+        """
+    )
+    result = run(pytester)
+    assert not (pytester.path / "link").is_symlink()  # premise: the link was removed
+    assert outside.exists()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"  write: did remove {pytester.path / 'link'} (under the*"])
+
+
+def test_an_exclusive_create_of_a_symlink_writes_nothing_and_is_no_violation(
+    pytester: pytest.Pytester,
+) -> None:
+    """``O_CREAT | O_EXCL`` fails on an existing symlink wherever it points (filelock's soft
+    lock opens its lock file so): nothing is written through it, so nothing is reported.
+
+    Ablation: replace `follow = flags & _EXCLUSIVE != _EXCLUSIVE and not flags & _NOFOLLOW`
+    with `follow = True` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        import pytest
+
+        def test_exclusive(tmp_path):
+            os.symlink(Path.cwd() / "target.txt", tmp_path / "link.txt")
+            with pytest.raises(FileExistsError):
+                os.open(tmp_path / "link.txt", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+
+        def test_following(tmp_path):
+            os.symlink(Path.cwd() / "other.txt", tmp_path / "link.txt")
+            os.close(os.open(tmp_path / "link.txt", os.O_WRONLY | os.O_CREAT))
+        """
+    )
+    result = run(pytester, "-rA")
+    assert not (pytester.path / "target.txt").exists()
+    # premise: the same open without O_EXCL writes through the link and is reported
+    result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path / 'other.txt'} *"])
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["PASSED *::test_exclusive"])

@@ -20,6 +20,14 @@ if TYPE_CHECKING:
 _LABELS = {"home": "the real home", "project": "the project tree"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _RESHAPING = frozenset({"rename", "rename onto", "rmdir", "rmtree", "symlink"})
+# Calls that act on a symlink at their path, not on what it points to: the link itself is
+# what they write (or they fail), so the last component is not resolved.
+_NOT_FOLLOWING = frozenset(
+    {"mkdir", "remove", "rename", "rename onto", "rmdir", "rmtree", "symlink", "link"}
+)
+# An open that creates exclusively, or refuses a symlink, never writes through one.
+_EXCLUSIVE = os.O_CREAT | os.O_EXCL
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _is_link(path: Any, dir_fd: Optional[int]) -> bool:
@@ -172,19 +180,31 @@ class Resolver:
                 self.linked.add(folder)
         return real
 
-    def __call__(self, path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
+    def __call__(
+        self, path: Any, dir_fd: Optional[int] = None, follow: bool = True
+    ) -> Optional[str]:
+        """The real path a call acts on; ``follow=False`` for a call that acts on a symlink
+        itself rather than on what it points to (``mkdir``, ``unlink``, ``rename``, an
+        ``O_CREAT | O_EXCL`` open), whose last component then needs no look."""
         if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
             return resolve(path, dir_fd)
         text = path if type(path) is str else os.fsdecode(os.fspath(path))
         cut = text.rfind(_SEP)
         head, tail = text[:cut], text[cut + 1 :]
+        # The fast path: a remembered directory (its key is absolute and normal) and a plain
+        # last name, the usual write into a tmp_path.
+        real = self.directories.get(head) if cut > 0 else None
+        if real is not None and tail not in _DOTS:
+            if not follow or not (_lexists(text) and os.path.islink(text)):
+                return real + _SEP + tail
+            return resolve(path)
         if not _CLEAN(text) or not head:
             head, tail = os.path.split(text)
             # ".." after a symlink means the symlink's parent: only realpath knows it
             if not tail or tail in (".", "..") or ".." in head.split(os.sep):
                 return resolve(path)
             head = os.path.abspath(head)
-        if _lexists(text) and os.path.islink(text):
+        if follow and _lexists(text) and os.path.islink(text):
             return resolve(path)
         if len(self.directories) >= self.LIMIT:
             self.forget()
@@ -205,6 +225,7 @@ def _clean(text: str) -> bool:
 
 _SEP = os.sep
 _CLEAN = _clean
+_DOTS = ("", ".", "..")
 
 
 def _lexists(path: str) -> bool:
@@ -268,18 +289,33 @@ def listeners(guard: Guard) -> dict[str, Listener]:
     modes = {"home": policy.home_writes, "project": policy.tree_writes, "": policy.tree_writes}
     resolver = Resolver()
     read_check = _read_check(guard)
+    # A real path that neither is nor lies below a protected root leaks nowhere: one
+    # ``startswith`` answers for the usual write (into a tmp_path outside the project).
+    sep = roots.sep
+    below = tuple(r if r.endswith(sep) else r + sep for _, r in roots.protected)
+    exactly = frozenset(r for _, r in roots.protected)
 
-    def check(operation: str, path: Any, dir_fd: Optional[int] = None) -> None:
+    def check(
+        operation: str, path: Any, dir_fd: Optional[int] = None, follow: Optional[bool] = None
+    ) -> None:
         if guard.where is None or isinstance(path, int):
             return
-        if operation in _RESHAPING or (operation == "remove" and _is_link(path, dir_fd)):
+        # Removing a symlink moves only directories remembered through a symlink (none, when
+        # ``linked`` is empty: one remembered as a real directory cannot be unlinked).
+        if operation in _RESHAPING or (
+            operation == "remove" and resolver.linked and _is_link(path, dir_fd)
+        ):
             resolver.forget(path, dir_fd)
-        real = resolver(path, dir_fd)
+        if follow is None:
+            follow = operation not in _NOT_FOLLOWING
+        real = resolver(path, dir_fd, follow)
         if real is None:
             return
         if real.startswith("<"):
             place: Optional[str] = ""
             label = "a directory truegreen cannot resolve"
+        elif not real.startswith(below) and real not in exactly:
+            return
         else:
             place = leaked_into(real, roots)
             label = _LABELS.get(place or "", "")
@@ -305,7 +341,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         path, _mode, flags = args
         dir_fd = _at.__dict__.pop("dir_fd", None)  # the event does not carry os.open's dir_fd
         if flags & _WRITE_FLAGS:
-            check("open for writing", path, dir_fd)
+            follow = flags & _EXCLUSIVE != _EXCLUSIVE and not flags & _NOFOLLOW
+            check("open for writing", path, dir_fd, follow)
             return
         if dir_fd is not None and not isinstance(path, int):
             path = resolve(path, dir_fd) or path
