@@ -370,8 +370,8 @@ def test_os_open_with_dir_fd_is_reported_where_it_writes(
     """A name relative to a directory descriptor is resolved through the descriptor, not
     against the working directory (the project).
 
-    Ablation: replace `check("open for writing", path, dir_fd)` with
-    `check("open for writing", path)` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `check("open for writing", path, dir_fd, follow)` with
+    `check("open for writing", path, None, follow)` in `src/truegreen/guards/writes.py`."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     pytester.makepyfile(
         """
@@ -530,8 +530,7 @@ def test_a_write_through_a_symlinked_file_in_a_known_directory_lands_where_it_po
     """The guard's fast path (a directory it has resolved before, a plain last name) still
     follows a symlink at the last name for a call that follows it.
 
-    Ablation: replace `if not follow or not (_lexists(text) and os.path.islink(text)):` with
-    `if True:` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `not (_lexists(text) and os.path.islink(text))` with `True` in `src/truegreen/guards/writes.py`."""
     pytester.makepyfile(
         """
         import os
@@ -557,7 +556,9 @@ def test_removing_a_symlink_is_a_write_where_the_link_is(
     """Removing a symlink changes the directory holding it, not what it points to: a link in
     the project tree pointing outside it is a write into the project.
 
-    Ablation: replace `"mkdir", "remove", "rename"` with `"mkdir", "rename"` in
+    Ablation: replace
+    `{"mkdir", "remove", "rename", "rename onto", "rmdir", "rmtree", "symlink", "link"}` with
+    `{"mkdir", "rename", "rename onto", "rmdir", "rmtree", "symlink", "link"}` in
     `src/truegreen/guards/writes.py`."""
     outside = tmp_path / "outside.txt"
     outside.write_text("x")
@@ -583,8 +584,8 @@ def test_an_exclusive_create_of_a_symlink_writes_nothing_and_is_no_violation(
     """``O_CREAT | O_EXCL`` fails on an existing symlink wherever it points (filelock's soft
     lock opens its lock file so): nothing is written through it, so nothing is reported.
 
-    Ablation: replace `follow = flags & _EXCLUSIVE != _EXCLUSIVE and not flags & _NOFOLLOW`
-    with `follow = True` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `flags & _EXCLUSIVE != _EXCLUSIVE and not flags & _NOFOLLOW` with
+    `True` in `src/truegreen/guards/writes.py`."""
     pytester.makepyfile(
         """
         import os
