@@ -530,7 +530,8 @@ def test_a_write_through_a_symlinked_file_in_a_known_directory_lands_where_it_po
     """The guard's fast path (a directory it has resolved before, a plain last name) still
     follows a symlink at the last name for a call that follows it.
 
-    Ablation: replace `not (_lexists(text) and os.path.islink(text))` with `True` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `not (_lexists(text) and os.path.islink(text))` with `True` in
+    `src/truegreen/guards/writes.py`."""
     pytester.makepyfile(
         """
         import os
