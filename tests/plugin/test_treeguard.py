@@ -266,7 +266,7 @@ def test_writes_under_a_basetemp_inside_the_checkout_are_not_reported(
 def test_outside_a_checkout_it_says_so_and_stays_out_of_the_way(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: replace `return None, f"not a git checkout: {root}"` with `break` in
+    """Ablation: replace `os.path.lexists(os.path.join(folder, ".git"))` with `True` in
     `src/truegreen/plugin/treeguard.py` (the header claims a session guard, and the run fails:
     "could not compare the working tree: git status failed ...")."""
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))
@@ -287,9 +287,9 @@ def test_outside_a_checkout_it_says_so_and_stays_out_of_the_way(
 def test_without_git_it_says_so_and_stays_out_of_the_way(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: replace `return None, "git not found"` with `pass` in
-    `src/truegreen/plugin/treeguard.py` (the run fails: "could not compare the working
-    tree: could not run git")."""
+    """Ablation: replace `shutil.which("git", path=env.get("PATH", os.defpath)) is None` with
+    `False` in `src/truegreen/plugin/treeguard.py` (the run fails: "could not compare the
+    working tree: could not run git")."""
     make_repo(pytester, test_leaves=WRITES_NOTES)
     empty = tmp_path / "no-programs"
     empty.mkdir()
@@ -439,8 +439,8 @@ def test_a_run_starts_git_twice_in_a_checkout_whatever_its_files_and_workers(
 def test_outside_a_checkout_a_run_starts_no_git(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: replace `while not os.path.lexists(os.path.join(folder, ".git")):` with
-    `while False:` in `src/truegreen/plugin/treeguard.py`."""
+    """Ablation: replace `os.path.lexists(os.path.join(folder, ".git"))` with `True` in
+    `src/truegreen/plugin/treeguard.py`."""
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))
     pytester.makepyfile(test_one="def test_one():\n    pass\n")
     log = logging_git(tmp_path, monkeypatch)
