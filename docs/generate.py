@@ -84,6 +84,8 @@ def manifest_table() -> str:
     rows = ["| field | type | required | meaning |", "| --- | --- | --- | --- |"]
     for field in formats.MANIFEST_FIELDS[formats.SHARD_MANIFEST]:
         required = "always" if field.required else "once `complete`"
+        if field.name in formats.MANIFEST_LATER:
+            required = "no (older manifests lack it)"
         kind = (field.expected() + _bounds(field)).replace("|", "\\|")
         meaning = field.meaning.replace("|", "\\|")
         rows.append(f"| `{field.name}` | {kind} | {required} | {meaning} |")

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from typing import Optional
 
 import pytest
+
+
+def runs(*argv: str) -> bool:
+    """Whether a program runs and succeeds (``runs("git", "--version")``): a probe that a shim
+    or a broken install on PATH does not pass, as finding the file (``shutil.which``) does."""
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+HAVE_GIT = runs("git", "--version")
 
 
 def snapshot_tree(root: Path) -> dict[str, Optional[bytes]]:

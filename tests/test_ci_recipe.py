@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import runs
 from tests.plugin.test_treeguard import CI_STEPS
 
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with the test extra")
@@ -51,7 +52,7 @@ def actionlint_command() -> str:
     """The actionlint the test extra installs (beside this Python's scripts), or any on PATH."""
     where = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     found = shutil.which("actionlint", path=where)
-    if found is None:
+    if found is None or not runs(found, "--version"):
         pytest.skip("actionlint not installed (the test extra installs it where it has a wheel)")
     return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -181,16 +182,19 @@ def test_a_broken_ini_file_is_one_line(tmp_path: Path) -> None:
 def test_the_pyproject_is_parsed_once_for_options_table_name_and_rules(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from truegreen.core import config
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
 
     parsed: list[str] = []
-    load = config.tomllib.load
+    load = tomllib.load
 
     def counting(handle: Any) -> dict[str, Any]:
         parsed.append(handle.name)
         return load(handle)
 
-    monkeypatch.setattr(config.tomllib, "load", counting)
+    monkeypatch.setattr(tomllib, "load", counting)  # every reader of the shared module counts
     pyproject = write(tmp_path / "pyproject.toml", '[project]\nname = "app"\n'
                       "[tool.pytest.ini_options]\nxfail_strict = true\n"
                       "[tool.truegreen.audit]\nignore = []\n")  # fmt: skip

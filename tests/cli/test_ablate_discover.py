@@ -140,3 +140,79 @@ def test_a_tracing_run_that_passes_nothing_is_one_usage_line(
         "truegreen: error: truegreen ablate --discover: expected the tracing run to pass at "
         "least one test, found none (exit 2): ERROR tests/test_core.py"
     )
+
+
+LOOPING_APP = """\
+def count(text):
+    i = 0
+    while i < len(text):
+        if text[i] == "!":
+            raise ValueError("bang")
+        else:
+            i += 1
+    return i
+
+
+def check(n):
+    if n < 0:
+        raise ValueError("negative")
+    return n
+"""
+
+LOOPING_TESTS = """\
+import pytest
+from app.core import check, count
+
+
+def test_bang_loops_without_the_raise():
+    with pytest.raises(ValueError):
+        count("a!")
+
+
+def test_negative():
+    with pytest.raises(ValueError, match="negative"):
+        check(-1)
+"""
+
+
+def test_a_claim_that_loops_is_a_timeout_and_the_batch_goes_on(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a batch, an ablated run that never ends is interrupted as a timeout, soon (not
+    after --run-timeout), and the claims after it in the same process still get theirs.
+
+    Ablation: replace `[SLOW, GRACE]` with `[0, 70]` in `src/truegreen/runner/discovery.py`."""
+    (project / "app" / "core.py").write_text(LOOPING_APP)
+    (project / "tests" / "test_core.py").write_text(LOOPING_TESTS)
+    status = main(["ablate", "--discover", "tests", "-j", "1", "--run-timeout", "120",
+                   "--format", "json"])  # fmt: skip
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert "2 claims batched, 0 alone" in captured.err  # premise: both in one process (-j 1)
+    verdicts = {c["test"].split("::")[1]: (c["verdict"], c["seconds"]) for c in document["claims"]}
+    assert set(verdicts) == {"test_bang_loops_without_the_raise", "test_negative"}
+    assert verdicts["test_bang_loops_without_the_raise"][0] == "timeout"
+    assert verdicts["test_bang_loops_without_the_raise"][1] < 60
+    assert verdicts["test_negative"][0] == "killed"  # run after the timeout, same process
+    assert status == 1
+
+
+def test_no_batch_runs_each_claim_alone_with_the_same_verdicts(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--no-batch: no batch; each claim runs in a process of its own, premise first.
+
+    Ablation: replace `_switched(numbered, read) if args.batch else ({}, [])` with
+    `_switched(numbered, read)` in `src/truegreen/cli/ablate_discover.py`."""
+    main(["ablate", "--discover", "tests/test_core.py::test_levels", "-j", "2", "--format",
+          "json"])  # fmt: skip
+    batched = capsys.readouterr()
+    assert "2 claims batched, 0 alone" in batched.err  # premise: batched by default
+    status = main(["ablate", "--discover", "tests/test_core.py::test_levels", "-j", "2",
+                   "--no-batch", "--format", "json"])  # fmt: skip
+    alone = capsys.readouterr()
+    assert status == 0
+    assert "batched" not in alone.err
+    verdicts = [(c["snippet"], c["verdict"]) for c in json.loads(alone.out)["claims"]]
+    assert verdicts == [(c["snippet"], c["verdict"]) for c in json.loads(batched.out)["claims"]]
+    assert verdicts == [('raise ValueError("negative")', "killed"), ("level > 9", "killed")]

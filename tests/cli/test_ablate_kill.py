@@ -184,8 +184,8 @@ def test_kill_9_takes_the_pytest_runs_along_and_the_next_start_sweeps_the_folder
 def test_the_sweep_leaves_a_live_process_s_folder_and_other_names(tmp_path: Path) -> None:
     """Only folders named for a process that is gone are removed.
 
-    Ablation: replace `alive(int(pid))` with `False` in `src/truegreen/runner/ablation.py`."""
-    from truegreen.runner.ablation import sweep
+    Ablation: replace `alive(int(pid))` with `False` in `src/truegreen/runner/scratch.py`."""
+    from truegreen.runner.scratch import sweep
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip
@@ -195,7 +195,7 @@ def test_the_sweep_leaves_a_live_process_s_folder_and_other_names(tmp_path: Path
     for folder in (mine, stale, other):
         (folder / "run").mkdir(parents=True)
     assert stale.is_dir()  # premise
-    assert sweep(str(tmp_path)) == [str(stale)]
+    assert sweep("truegreen-ablate-", str(tmp_path)) == [str(stale)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, other.name])
 
 

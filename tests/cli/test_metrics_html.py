@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import runs
 from truegreen.cli import main
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -25,7 +26,10 @@ def _dom(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[
     )  # fmt: skip
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
+@pytest.mark.skipif(
+    CHROMIUM is None or not runs(CHROMIUM, "--version"),
+    reason="needs Debian's chromium (.ci/run installs it), running",
+)
 def test_the_timeline_loads_without_console_errors_and_draws_one_bar_per_test(
     pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,6 +4,8 @@ orphans it adopts are collected while it lasts (Linux: a child subreaper and ``/
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -171,3 +173,98 @@ def test_orphans_are_collected_while_the_run_lasts(tmp_path: Path) -> None:
     assert result["last"] == 0, result
     assert result["peak"] < 50, result
     assert time.monotonic() - start < 60
+
+
+# A test that starts a process in a session of its own (out of reach of its process group),
+# records both pids, and hangs.
+HANGS_WITH_CHILD = """\
+import os, subprocess, sys, time
+
+
+def test_hangs():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}],
+                             start_new_session=True)
+    open({pids!r}, "w").write(f"{{os.getpid()}} {{child.pid}}")
+    time.sleep(300)
+"""
+
+
+def test_a_sigterm_ends_the_whole_run(tmp_path: Path, marker: str) -> None:
+    """A ``truegreen run`` ended by SIGTERM (a CI job cancelled) ends pytest and every process
+    its tests started, removes its session home, and exits 143.
+
+    Ablation: replace `signal.signal(signal.SIGTERM, _terminate)` with
+    `signal.getsignal(signal.SIGTERM)` in `src/truegreen/cli/signals.py`."""
+    project = tmp_path / f"project-{marker}"
+    project.mkdir()
+    pids = tmp_path / "pids"
+    (project / "test_hang.py").write_text(HANGS_WITH_CHILD.format(marker=marker, pids=str(pids)))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = tmp_path / "out"  # a file, not a pipe: the test's own processes hold it open too
+    with out.open("w") as sink:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "truegreen", "run", "--", "-q", "-p", "no:cacheprovider",
+             "-p", "no:randomly"],
+            cwd=project, env={**os.environ, "TMPDIR": str(temp)}, stdout=sink, stderr=sink,
+        )  # fmt: skip
+    try:
+        ends = time.monotonic() + 60
+        while not (pids.exists() and len(pids.read_text().split()) == 2):
+            assert runner.poll() is None, out.read_text()
+            assert time.monotonic() < ends, out.read_text()
+            time.sleep(0.05)
+        started = [int(p) for p in pids.read_text().split()]
+        assert sorted(started) == sorted([*marked(marker), started[0]])  # premise: both live
+        assert any(temp.glob("truegreen-run-home-*"))  # premise: the run's home exists
+        runner.send_signal(signal.SIGTERM)
+        runner.wait(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    said = out.read_text()
+    assert runner.returncode == 143, said
+    assert "truegreen run: terminated" in said
+    assert marked(marker) == [], said
+    assert not [p for p in started if Path(f"/proc/{p}").exists()], said
+    assert not any(temp.glob("truegreen-run-home-*")), said
+
+
+# A test that lists the temporary directory the run was given (its session's folder is
+# there) and hangs until the deadline.
+LISTS_AND_HANGS = """\
+import os, time
+
+
+def test_hangs():
+    names = [n for n in os.listdir({temp!r}) if n.startswith("truegreen-session-")]
+    open({seen!r}, "w").write(" ".join(names))
+    time.sleep(300)
+"""
+
+
+def test_a_deadline_leaves_no_session_folder_behind(tmp_path: Path) -> None:
+    """pytest ended at the deadline cannot remove its session home; the runner does, and
+    only folders of processes that are gone (a live pytest's folder stays).
+
+    Ablation: replace `sweep(SESSION_DIR_PREFIX)` with `None` in `src/truegreen/cli/run.py`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    live = temp / f"truegreen-session-{os.getpid()}-abc"  # this process's: alive
+    live.mkdir()
+    seen = tmp_path / "seen"
+    (project / "test_hang.py").write_text(LISTS_AND_HANGS.format(temp=str(temp), seen=str(seen)))
+    (project / "pyproject.toml").write_text(f'[tool.truegreen]\nallow-writes = ["{tmp_path}"]\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "truegreen", "run", "--deadline", "8", "--", "-q",
+         "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=project, env={**os.environ, "TMPDIR": str(temp)}, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 124, done.stdout + done.stderr
+    pytests = [n for n in seen.read_text().split() if n != live.name]
+    assert len(pytests) == 1, pytests  # premise: the pytest the deadline ended had one
+    assert sorted(p.name for p in temp.glob("truegreen-session-*")) == [live.name]

@@ -12,6 +12,16 @@ import pytest
 
 from tests.core.test_shards import good
 from truegreen.cli import main
+from truegreen.guards.git import head as git_head
+
+
+@pytest.fixture(autouse=True)
+def no_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifests here are made by hand and name no commit: verify runs where nothing names
+    the head either (no GITHUB_SHA, outside any checkout), as a project without git does."""
+    monkeypatch.delenv("GITHUB_SHA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert git_head(str(tmp_path)) is None  # premise: no checkout holds it
 
 
 def write(directory: Path, shards: dict[int, dict[str, object]]) -> Path:

@@ -19,6 +19,7 @@ from truegreen.core.discovery import (
     add_records,
     derive,
     is_test_path,
+    switched,
 )
 
 ROOT = "/p"
@@ -255,3 +256,85 @@ def test_a_record_that_cannot_be_written_safely_is_refused(source: str, why: str
     with pytest.raises(NotWritten) as caught:
         add_records(source, "tests/test_x.py", "test_x", [CLAIM])
     assert str(caught.value).endswith(why)
+
+
+# -- switched mutants -------------------------------------------------------------------
+
+SWITCHED = """\
+def parse(raw, level):
+    if raw is None:
+        raise ValueError("missing")
+    if level > 9: raise ValueError("high")
+    if level < 0:
+        raise ValueError(
+            "negative"
+        )
+    return raw
+"""
+
+
+def _run(source: str, active: int, *args: object) -> object:
+    """What ``parse(*args)`` gives with switch ``active`` on: its value or its exception."""
+    import truegreen.guards.mutant as mutant
+
+    namespace: dict[str, object] = {}
+    exec(compile(source, "<switched>", "exec"), namespace)
+    mutant.switch(active)
+    try:
+        return namespace["parse"](*args)  # type: ignore[operator]
+    except ValueError as exc:
+        return f"ValueError({exc})"
+    finally:
+        mutant.switch(0)
+
+
+def test_switched_claims_run_as_the_file_until_one_is_switched_on() -> None:
+    """Each placed claim is its own mutant under its switch, the file with none on; a
+    statement that shares its line, or an anchor not exactly once, is left to run alone.
+
+    Ablation: replace `f"if not {SWITCH}({number}): {new}"` with `new` in
+    `src/truegreen/core/discovery.py`."""
+    claims = [
+        (1, Claim("", "m.py", "raw is None", "False", 0)),
+        (2, Claim("", "m.py", 'raise ValueError("negative")', None, 0)),
+        (3, Claim("", "m.py", 'raise ValueError("high")', None, 0)),  # shares its line
+        (4, Claim("", "m.py", "raw", "None", 0)),  # not exactly once
+    ]
+    source, placed = switched(SWITCHED, claims)
+    assert placed == [1, 2]
+    assert _run(SWITCHED, 0, None, 1) == "ValueError(missing)"  # premise: the file refuses
+    assert _run(SWITCHED, 0, "a", -1) == "ValueError(negative)"
+    assert _run(source, 0, None, 1) == "ValueError(missing)"
+    assert _run(source, 0, "a", -1) == "ValueError(negative)"
+    assert _run(source, 0, "a", 10) == "ValueError(high)"
+    assert _run(source, 1, None, 1) is None  # the guard made False
+    assert _run(source, 1, "a", -1) == "ValueError(negative)"
+    assert _run(source, 2, "a", -1) == "a"  # the raise deleted
+    assert _run(source, 2, None, 1) == "ValueError(missing)"
+
+
+def test_overlapping_anchors_are_not_both_switched() -> None:
+    """Two claims on overlapping text cannot both be in one source: the second runs alone.
+
+    Ablation: replace `any(start < e and s < end for s, e in edits)` with `False` in
+    `src/truegreen/core/discovery.py`."""
+    claims = [(1, Claim("", "m.py", "level < 0", "False", 0)),
+              (2, Claim("", "m.py", "0", "1", 0))]  # fmt: skip
+    source, placed = switched(SWITCHED.replace("level > 9", "level > 8"), claims)
+    assert 1 in placed  # premise: the first is placed
+    assert placed == [1]
+    assert _run(source, 1, "a", -1) == "a"
+
+
+def test_two_replacements_of_one_expression_nest() -> None:
+    """A guard made False for one test and True for another: both in one source.
+
+    Ablation: replace `same is not None and claim.new is not None and same[0][1] is not None`
+    with `False` in `src/truegreen/core/discovery.py`."""
+    claims = [(1, Claim("", "m.py", "raw is None", "False", 0)),
+              (2, Claim("", "m.py", "raw is None", "True", 0))]  # fmt: skip
+    source, placed = switched(SWITCHED, claims)
+    assert placed == [1, 2]
+    assert _run(source, 0, "a", 1) == "a"  # premise: the file, with no switch on
+    assert _run(source, 1, None, 1) is None
+    assert _run(source, 2, "a", 1) == "ValueError(missing)"

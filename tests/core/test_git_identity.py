@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import HAVE_GIT
 from truegreen.guards.identity import anonymous, names_a_user, needs_identity, split_command
 
 DEVNULL = "/dev/null"
@@ -102,10 +102,10 @@ def test_a_configuration_names_a_user_only_by_name_or_email(config: str, expecte
     assert names_a_user(config) == expected
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 def test_a_real_git_refuses_the_commit_the_guard_calls_anonymous(tmp_path: Path) -> None:
     """user.useConfigOnly: git may not guess an identity from the host name."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
     command = ["git", "-c", "user.useConfigOnly=true", "commit", "-q", "--allow-empty", "-m", "x"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode != 0

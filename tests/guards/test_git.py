@@ -38,11 +38,12 @@ def test_it_asks_the_checkout_it_runs_in_not_where_git_dir_points(tmp_path: Path
     pointed = {**os.environ, "GIT_DIR": str(elsewhere / ".git")}
     plain = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=here, env=pointed,
                            capture_output=True, text=True, check=True)  # fmt: skip
-    assert plain.stdout.strip() == str(elsewhere / ".git")  # premise: GIT_DIR wins for git
+    # premise: GIT_DIR wins for git (which prints C:/... on Windows: compare paths, not text)
+    assert Path(plain.stdout.strip()).resolve() == (elsewhere / ".git").resolve()
     done = git(
         ["rev-parse", "--absolute-git-dir"], str(here), environment(pointed, user_config=True)
     )
-    assert done.text() == str(here / ".git")
+    assert Path(done.text()).resolve() == (here / ".git").resolve()
 
 
 def test_without_user_config_it_sees_no_identity_and_no_global_config() -> None:

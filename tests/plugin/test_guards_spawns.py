@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
+from tests.helpers import HAVE_GIT
+
 NO_TREE_GUARD = ("--truegreen-tree-guard=off", "-p", "no:randomly")
-requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+requires_git = pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 
 GRANDCHILD = """
 import subprocess

@@ -610,3 +610,52 @@ def test_an_exclusive_create_of_a_symlink_writes_nothing_and_is_no_violation(
     result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path / 'other.txt'} *"])
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["PASSED *::test_exclusive"])
+
+
+def test_removing_a_symlink_to_the_home_is_not_a_write_into_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A venv in tmp_path links bin/python to an interpreter under the home (pyenv, uv):
+    removing or renaming the link, or the whole venv, leaves the interpreter alone, and is no
+    violation; writing through the link still is.
+
+    Ablation: replace `operation not in _NOT_FOLLOWING` with `True` in
+    `src/truegreen/guards/writes.py`."""
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    interpreter = home / ".pyenv" / "python3"
+    interpreter.parent.mkdir()
+    interpreter.write_text("#!/bin/sh\n")
+    pytester.makepyfile(
+        f"""
+        import os
+        import shutil
+
+        import pytest
+
+        INTERPRETER = {str(interpreter)!r}
+
+        def venv(tmp_path):
+            (tmp_path / "venv" / "bin").mkdir(parents=True)
+            link = tmp_path / "venv" / "bin" / "python"
+            os.symlink(INTERPRETER, link)
+            assert os.path.realpath(link) == INTERPRETER  # premise: it leads into the home
+            return link
+
+        def test_removes_and_renames_links(tmp_path):
+            link = venv(tmp_path)
+            os.rename(link, link.with_name("python3"))
+            os.remove(link.with_name("python3"))
+            venv(tmp_path / "again")
+            shutil.rmtree(tmp_path / "again" / "venv")
+
+        def test_writes_through_a_link(tmp_path):
+            with pytest.raises(PermissionError):
+                venv(tmp_path).write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"  write: blocked open for writing {interpreter} (under *"])
+    assert "blocked remove" not in result.stdout.str()
+    assert "blocked rename" not in result.stdout.str()
+    assert interpreter.read_text() == "#!/bin/sh\n"

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ambient_home, snapshot_tree
+from tests.helpers import HAVE_GIT, ambient_home, snapshot_tree
 
-requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+requires_git = pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 
 LEAKY_TESTS = """
 import subprocess

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ambient_home, snapshot_tree
+from tests.helpers import HAVE_GIT, ambient_home, snapshot_tree
 
 NO_TREE_GUARD = ("--truegreen-tree-guard=off",)
-requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+requires_git = pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 requires_tzset = pytest.mark.platforms("posix")  # time.tzset
 
 # Module-level state of the kinds real suites keep: an environment copied for later

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import HAVE_GIT
 from truegreen.plugin.sealed import Hermetic
 
-requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+requires_git = pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 
 
 def git_global(*args: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from truegreen.cli import main
+from truegreen.core.platforms import host_from
+from truegreen.core.provenance import python_tag
 
 
 def make_suite(pytester: pytest.Pytester) -> int:
@@ -47,8 +50,15 @@ def test_three_shards_are_disjoint_complete_and_keep_units_whole(
     assert min(counts) > 0
     assert main(["shards", "verify", str(manifests), "--count", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.count("ok   ") == 9
+    assert out.count("ok   ") == 10
+    assert "ok   every shard from one lane (" in out
     data = [json.loads((manifests / f"shard-{k}-of-3.json").read_text()) for k in (1, 2, 3)]
+    # where each shard ran, written by the process that writes the manifest (under xdist, the
+    # controller, which collects nothing itself)
+    host = host_from(sys.platform, platform.machine())
+    assert {(d["os"], d["arch"]) for d in data} == {(host.os, host.arch)}
+    assert {d["lane"] for d in data} == {f"{host.os}-{host.arch}-" + python_tag(
+        platform.python_implementation(), sys.version_info)}  # fmt: skip
     groups = {}
     for d in data:
         for nodeid in d["selected"]:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ambient_home
+from tests.helpers import HAVE_GIT, ambient_home
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+pytestmark = pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 
 # The write guard would fail these tests for writing into the project tree on its own;
 # switched off, what fails them is the tree guard alone.

@@ -7,14 +7,13 @@ every summary something to say, run with ``-n 0`` and ``-n 2``, section by secti
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
+from tests.helpers import HAVE_GIT
 from tests.plugin.test_treeguard import make_repo
 
 pytest.importorskip("xdist")
-requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+requires_git = pytest.mark.skipif(not HAVE_GIT, reason="needs git (git --version does not run)")
 
 SUITE = {
     "test_first": """

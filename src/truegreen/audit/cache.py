@@ -58,9 +58,12 @@ def directory(project: Project) -> Path:
     return project.root / DIRECTORY / "audit"
 
 
-def _project_files(project: Project, paths: Sequence[Path]) -> list[Path]:
+def _project_files(
+    project: Project, paths: Sequence[Path], dirs: Optional[list[str]] = None
+) -> list[Path]:
     """Every ``.py`` file the rules may read: under the root (see OUTSIDE), under the source
-    roots, and under each path audited that lies outside the root."""
+    roots, and under each path audited that lies outside the root. The directories walked
+    (and those left out for holding a ``pyvenv.cfg``) are added to ``dirs`` when given."""
     found: set[str] = set()
     outside = [*project.source_roots, *(p.resolve() for p in paths)]
     tops = [project.root, *(p for p in outside if project.root not in (p, *p.parents))]
@@ -69,11 +72,13 @@ def _project_files(project: Project, paths: Sequence[Path]) -> list[Path]:
             found.add(top)
             continue
         for here, dirnames, filenames in os.walk(top):
+            named = [d for d in dirnames if not d.startswith(".") and d not in OUTSIDE]
             dirnames[:] = [
-                d for d in dirnames
-                if not d.startswith(".") and d not in OUTSIDE
-                and not os.path.isfile(os.path.join(here, d, "pyvenv.cfg"))
-            ]  # fmt: skip
+                d for d in named if not os.path.isfile(os.path.join(here, d, "pyvenv.cfg"))
+            ]
+            if dirs is not None:
+                dirs.append(here)
+                dirs.extend(os.path.join(here, d) for d in named if d not in dirnames)
             found.update(os.path.join(here, f) for f in filenames if f.endswith(".py"))
     return [Path(p) for p in sorted(found)]
 
@@ -110,10 +115,7 @@ def key(
     add([str(project.root), sorted(project.packages), [str(r) for r in project.source_roots]])
     add([str(project.pytest_config_file), dict(project.pytest_options), dict(project.settings)])
     add([[r.code for r in rules], [str(p.resolve()) for p in paths]])
-    config = sorted({p for glob in CONFIG_GLOBS for p in project.root.glob(glob) if p.is_file()})
-    if project.pytest_config_file is not None:
-        config.append(project.pytest_config_file)
-    for path in [*config, *_project_files(project, paths)]:
+    for path in [*_config_files(project), *_project_files(project, paths)]:
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -121,6 +123,21 @@ def key(
         add([str(path), len(data)])
         digest.update(data)
     return digest.hexdigest()
+
+
+def _config_files(project: Project) -> list[Path]:
+    config = sorted({p for glob in CONFIG_GLOBS for p in project.root.glob(glob) if p.is_file()})
+    if project.pytest_config_file is not None:
+        config.append(project.pytest_config_file)
+    return config
+
+
+def watched(project: Project, paths: Sequence[Path]) -> list[str]:
+    """What the quick answer stamps (:mod:`truegreen.audit.quick`): the files the key reads,
+    and the directories walked to find them, whose stamps change when a file is added."""
+    dirs: list[str] = []
+    files = [str(p) for p in (*_config_files(project), *_project_files(project, paths, dirs))]
+    return sorted({*dirs, *files, *(os.path.dirname(p) for p in files)})
 
 
 def load(project: Project, name: str, by_code: dict[str, type[Rule]]) -> Optional[dict[str, Any]]:
@@ -165,6 +182,12 @@ def save(project: Project, name: str, report: Any) -> None:
         _prune(where)
     except OSError:
         return
+
+
+def prepare(project: Project) -> None:
+    """Make the project's cache directory if it is missing; a failure is left to the write."""
+    with contextlib.suppress(OSError):
+        _prepare(directory(project))
 
 
 def _prepare(where: Path) -> None:

@@ -164,6 +164,7 @@ VERBS = (
     "leaks",
     "metrics",
     "platforms",
+    "repro",
     "run",
     "shards",
 )
@@ -185,12 +186,20 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run one verb; return its exit status."""
+def main(argv: Optional[Sequence[str]] = None, *, quick: bool = True) -> int:
+    """Run one verb; return its exit status. ``quick=False``: the audit's quick answer was
+    already looked for (``python -m truegreen``, the ``truegreen`` command)."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if quick and words[:1] == ["audit"]:  # an unchanged tree's audit, before any parsing
+        from truegreen.audit.quick import answer
+
+        status = answer(words[1:])
+        if status is not None:
+            return status
     parser = build_parser(words[0] if words else None)
     try:
         args = parser.parse_args(argv)
+        args.words = words[1:]  # the verb's command line as typed
         verb: Optional[Verb] = getattr(args, "run", None)
         if verb is None:
             parser.print_help()

@@ -15,12 +15,12 @@ import json
 import os
 import signal
 import sys
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from truegreen.cli import add_jobs, add_run_timeout, add_verb, count, cpus
+from truegreen.cli.signals import Terminated, sigterm_raises
 from truegreen.core import formats
 from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
 from truegreen.core.claims import (
@@ -108,6 +108,13 @@ def add_parser(verbs: Any) -> None:
         action="store_true",
         help="with --discover: add each killed claim as an `Ablation:` record to its test's "
         "docstring (the only time ablate writes a file)",
+    )
+    parser.add_argument(
+        "--batch",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="with --discover: run the claims of many tests in one pytest process, each claim "
+        "behind a switch (the default); --no-batch runs each claim in a process of its own",
     )
     parser.add_argument(
         "--changed-since",
@@ -248,27 +255,15 @@ def _prepare(claim: Claim, args: argparse.Namespace) -> Union[str, Verdict]:
         return exc.verdict
 
 
-class Terminated(BaseException):
-    """SIGTERM, as an exception: the runs in flight are ended on the way out."""
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated
-
-
 def run(args: argparse.Namespace) -> int:
     """The verb; a SIGTERM (like Ctrl-C) ends the pytest runs in flight and removes their
     files before it exits (143)."""
-    if threading.current_thread() is not threading.main_thread():
-        return _run(args)
-    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _run(args)
+        with sigterm_raises():
+            return _run(args)
     except Terminated:
         sys.stderr.write("truegreen ablate: terminated; its pytest runs were ended\n")
         return 128 + signal.SIGTERM
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -27,10 +27,10 @@ from typing import Any, Callable, Optional, Union
 from truegreen.core import formats
 from truegreen.core.ablation import KILLED, PASSING, SURVIVED, Verdict
 from truegreen.core.claims import Claim, Unreadable, python_source, read_records
-from truegreen.core.discovery import Derived, NotWritten, add_records, derive
+from truegreen.core.discovery import Derived, NotWritten, add_records, derive, switched
 from truegreen.runner import forkserver
 from truegreen.runner.ablation import Ablator, Outcome, Runner
-from truegreen.runner.discovery import Trace, trace
+from truegreen.runner.discovery import Trace, run_batches, trace
 
 
 def _say(line: str) -> None:
@@ -84,12 +84,24 @@ def run(args: argparse.Namespace, prepare: Callable[[Claim], Union[str, Verdict]
     items: list[tuple[Claim, tuple[str, ...], Union[str, Verdict]]]
     items = [(c, (c.test,), prepare(c)) for c in claims]
     targets = sorted({c.path for c, _, ablated in items if isinstance(ablated, str)})
+    numbered = {n: c for n, (c, _, ablated) in enumerate(items, 1) if isinstance(ablated, str)}
+    files, batched = _switched(numbered, read) if args.batch else ({}, [])
     warm = forkserver.available() if args.warm is None else args.warm
     runner = Runner.start(args.run_timeout, warm and bool(targets), targets)
     try:
-        found.outcomes = Ablator(runner, args.jobs).run(items)
+        if batched:
+            _say(f"{len(batched)} claims batched, {len(numbered) - len(batched)} alone")
+        verdicts = run_batches(runner, batched, files, args.jobs) if batched else {}
+        alone = [item for n, item in enumerate(items, 1) if n not in verdicts]
+        outcomes = {id(o.claim): o for o in Ablator(runner, args.jobs).run(alone)}
     finally:
         runner.close()
+    for number, (claim, _, _) in enumerate(items, 1):
+        if number in verdicts:
+            verdict, seconds = verdicts[number]
+            found.outcomes.append(Outcome(claim, verdict, seconds))
+        else:
+            found.outcomes.append(outcomes[id(claim)])
     if args.write_records:
         _write(found)
     if args.format == "json":
@@ -98,6 +110,31 @@ def run(args: argparse.Namespace, prepare: Callable[[Claim], Union[str, Verdict]
         _table(found)
     failing = [o for o in found.outcomes if o.verdict.verdict not in PASSING]
     return 1 if failing or found.unwritten else 0
+
+
+def _switched(
+    numbered: dict[int, Claim], read: Callable[[str], Optional[str]]
+) -> tuple[dict[str, str], list[tuple[int, int, Claim]]]:
+    """Each target with its claims' anchors behind their switches (one switch an anchor,
+    however many tests claim it), and the claims placed: (number, switch, claim)."""
+    anchors: dict[tuple[str, str, Optional[str]], int] = {}
+    for claim in numbered.values():
+        anchors.setdefault((claim.path, claim.snippet, claim.new), len(anchors) + 1)
+    files: dict[str, str] = {}
+    placed: set[int] = set()
+    for path in sorted({c.path for c in numbered.values()}):
+        source = read(os.path.abspath(path))
+        mine = [(n, Claim("", p, snippet, new, 0)) for (p, snippet, new), n in anchors.items()
+                if p == path]  # fmt: skip
+        if source is not None:
+            files[path], done = switched(source, mine)
+            placed.update(done)
+    batched = []
+    for number, claim in numbered.items():
+        switch = anchors[(claim.path, claim.snippet, claim.new)]
+        if switch in placed:
+            batched.append((number, switch, claim))
+    return files, batched
 
 
 # -- --write-records --------------------------------------------------------------------

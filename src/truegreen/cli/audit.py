@@ -82,12 +82,25 @@ def run(args: argparse.Namespace) -> int:
         return Status.CLEAN
     select, ignore = _codes("--select", args.select), _codes("--ignore", args.ignore)
     # pytest's configuration is looked for from the paths' common ancestor, as pytest does
-    project = discover_project(common_ancestor(args.paths, Path.cwd()))
+    start = common_ancestor(args.paths, Path.cwd())
+    # the command line as typed, for the quick answer of the next run (truegreen.audit.quick)
+    words: Optional[list[str]] = getattr(args, "words", None)
+    watch = None
+    if words is not None and not args.no_cache:
+        from truegreen.audit import cache, quick
+
+        watch = quick.Watch(str(start))
+    project = discover_project(start)
     extend = _codes("--extend-select", args.extend_select) or []
+    if watch is not None:
+        watch.project(cache.watched(project, args.paths), lambda: cache.prepare(project))
     result = audit(project, args.paths, select, ignore, extend, cache=not args.no_cache)
     writers = {"text": report.text, "json": report.as_json, "sarif": report.sarif,
                "github": report.github}  # fmt: skip
     output = writers[args.format](result)
     if output:
         print(output)
-    return Status.FINDINGS if result.findings else Status.CLEAN
+    status = Status.FINDINGS if result.findings else Status.CLEAN
+    if watch is not None and words is not None:
+        quick.record(str(cache.directory(project)), watch, words, output, status)
+    return status

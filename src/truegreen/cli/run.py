@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -13,13 +14,15 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from truegreen.cli import Status, add_jobs, add_verb, count, cpus, seconds, unix_time
+from truegreen.cli.signals import Terminated, sigterm_raises
 from truegreen.core.metrics import new_run_id, read_dir, summarize
-from truegreen.core.protocol import RUN_ID_VAR
+from truegreen.core.protocol import RUN_ID_VAR, SESSION_DIR_PREFIX
 from truegreen.runner import forkserver, offline
 from truegreen.runner.files import FileRun, FileSessions, Limits
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
 from truegreen.runner.procs import Subreaper, sealed_environment
+from truegreen.runner.scratch import sweep
 from truegreen.runner.selfseal import reexec_sealed
 
 EXAMPLE = """\
@@ -78,6 +81,17 @@ def _running(metrics: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The verb; a SIGTERM ends every process of the run's tree and removes its temporary
+    folders, as the end of the run does, before it exits 143."""
+    try:
+        with sigterm_raises():
+            return _start(args)
+    except Terminated:
+        sys.stderr.write("truegreen run: terminated; every process of the run was ended\n")
+        return 128 + signal.SIGTERM
+
+
+def _start(args: argparse.Namespace) -> int:
     reexec_sealed(args.keep_env)  # first of all: the runner's own environment sealed too
     if args.offline:
         offline.enter()  # first: before any thread, child or temporary directory
@@ -98,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         return status
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        sweep(SESSION_DIR_PREFIX)  # those of the pytest processes a deadline or a signal ended
         if own_metrics:
             shutil.rmtree(metrics, ignore_errors=True)
 

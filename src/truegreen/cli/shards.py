@@ -6,13 +6,15 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from truegreen.cli import add_verb, count
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
-from truegreen.core.errors import ConfigError
+from truegreen.core.errors import ConfigError, UsageError
+from truegreen.core.evidence import Head, from_head, load_paths, one_lane, verify_lanes
 from truegreen.core.manifests import load_dir, verify
+from truegreen.core.provenance import head_commit, is_sha
 from truegreen.core.shards import (
     MAX_SHARDS,
     assign_by_digest,
@@ -20,6 +22,7 @@ from truegreen.core.shards import (
     plan,
     unit_durations,
 )
+from truegreen.guards.git import head as git_head
 from truegreen.runner.process import PytestProcess
 
 EXAMPLE = """\
@@ -35,6 +38,9 @@ VERIFY_EXAMPLE = """\
   pytest --truegreen-shard=2/4 --truegreen-manifest=manifests/
   # in the job that gates the merge
   truegreen shards verify manifests/ --count 4
+  # every lane's manifests, one directory each (one per CI artifact)
+  truegreen shards verify --lanes all-manifests/
+  truegreen shards verify --lanes linux/ macos/ windows/ --commit "$GITHUB_SHA"
 """
 PLAN_EXAMPLE = """\
   truegreen shards plan --count 4 -- tests/
@@ -68,14 +74,28 @@ def add_parser(verbs: Any) -> None:
         "split the suite (truegreen or another plugin); no unit split; every "
         "shard green; every must-run test passed somewhere. Each manifest is first checked against "
         "its schema: a field missing, mistyped or contradicting another is one line naming the "
-        "file and the field.\n\nExit 0 when every check holds, 1 when one does not, 2 for a "
+        "file and the field. Every manifest must name the head commit (--commit, else "
+        "GITHUB_SHA, else git HEAD here), one per line that does not.\n\n"
+        "--lanes DIR...: the manifests of several lanes (one per OS and Python, and lanes run "
+        "on demand), found anywhere under each DIR: the newest attempt of each lane and shard "
+        "counts, and one from an earlier attempt (a re-run job's stale result) fails the "
+        "check; each lane gets the checks above; then every test gated by the platforms "
+        "marker, and every must-run test, must have passed on a lane whose platform it "
+        "matches: a skip-on-this-OS defence that no lane runs is listed.\n\n"
+        "Exit 0 when every check holds, 1 when one does not, 2 for a "
         "manifest that cannot be read or does not hold to its schema, or a directory without "
         "any.",
         example=VERIFY_EXAMPLE,
     )
-    check.add_argument("directory", type=Path, metavar="DIR")
+    check.add_argument("directory", type=Path, metavar="DIR", nargs="?")
     check.add_argument("--count", type=count(1, MAX_SHARDS), default=None, metavar="N",
                        help="the number of shards expected")  # fmt: skip
+    check.add_argument("--lanes", type=Path, nargs="+", default=None, metavar="DIR",
+                       help="merge the manifests of several lanes found under each DIR "
+                       "(or named one by one)")  # fmt: skip
+    check.add_argument("--commit", default=None, metavar="SHA",
+                       help="the commit every manifest must be from (default: GITHUB_SHA, "
+                       "else git HEAD of the working directory)")  # fmt: skip
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=run_verify)
     preview = add_verb(
@@ -98,15 +118,52 @@ def add_parser(verbs: Any) -> None:
     preview.set_defaults(run=run_plan)
 
 
+def _head(given: Optional[str]) -> Head:
+    """The commit the manifests must be from: ``--commit``, else ``GITHUB_SHA``, else the
+    working directory's git HEAD; none outside a checkout."""
+    if given is not None:
+        if not is_sha(given.strip()):
+            raise UsageError(
+                f"truegreen shards verify: --commit: expected a commit SHA (7 to 64 hex "
+                f"digits), found {given!r}"
+            )
+        return Head(given.strip().lower(), "--commit")
+    commit, source = head_commit(os.environ, lambda: git_head(os.getcwd()))
+    return Head(commit, source)
+
+
 def run_verify(args: argparse.Namespace) -> int:
-    checks = verify(load_dir(args.directory), args.count)
+    lanes = None
+    if args.lanes is not None:
+        if args.directory is not None or args.count is not None:
+            given = "DIR" if args.directory is not None else "--count"
+            raise UsageError(
+                f"truegreen shards verify: {given}: expected nothing beside --lanes (each "
+                "lane's manifests name their own N), found one"
+            )
+        manifests = load_paths(args.lanes)
+        checks, lanes = verify_lanes(manifests, _head(args.commit))
+    elif args.directory is None:
+        raise UsageError("truegreen shards verify: expected DIR or --lanes DIR..., found neither")
+    else:
+        shards = load_dir(args.directory)
+        head = _head(args.commit)
+        found = [from_head(list(shards.values()), head), one_lane(shards.values())]
+        checks = [c for c in found if c is not None] + verify(shards, args.count)
     ok = all(check.ok for check in checks)
     if args.format == "json":
-        document = {
+        document: dict[str, Any] = {
             "format": formats.SHARDS_VERIFY,
             "ok": ok,
             "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
         }
+        if lanes is not None:
+            document["lanes"] = [
+                {"lane": lane, "os": lanes.hosts[lane].os, "arch": lanes.hosts[lane].arch,
+                 "python": sorted({m.python or "" for m in shards.values()}),
+                 "manifests": [m.file for _, m in sorted(shards.items())]}
+                for lane, shards in sorted(lanes.newest.items())
+            ]  # fmt: skip
         print(json.dumps(document, indent=2))
     else:
         for check in checks:

@@ -169,6 +169,15 @@ OPTIONS: tuple[Option, ...] = (
         "Programs no test may start, by name (docker, devcontainer, ...).",
     ),
     Option(
+        "leftover-processes",
+        "choice",
+        "warn",
+        "A child process a test started (subprocess, asyncio, os.spawn*) still running after "
+        "the test: off, warn (reported), fail (the test fails) or kill (killed after the "
+        "test); every one still running is killed at the end of the session.",
+        ("off", "warn", "fail", "kill"),
+    ),
+    Option(
         "must-run",
         "globs",
         (),
@@ -217,6 +226,13 @@ OPTIONS: tuple[Option, ...] = (
         "Directory to record the run's event stream into (one JSON-lines file per process).",
     ),
     Option(
+        "lane",
+        "text",
+        None,
+        "This CI job's lane, recorded in the shard manifest for shards verify --lanes; "
+        "default <os>-<arch>-<python>, e.g. linux-x86_64-py3.12.",
+    ),
+    Option(
         "tree-guard",
         "choice",
         "session",
@@ -240,6 +256,7 @@ _EXPECTED = {
     "programs": "a list of program names (no directories)",
     "shard": "a shard K/N with 1 <= K <= N",
     "path": "a non-empty path",
+    "text": "a non-empty string",
 }
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>[0-9]{1,5}))?\Z")
 
@@ -266,6 +283,7 @@ class Config(NamedTuple):
     network: str = "owned"
     allow_hosts: tuple[str, ...] = ()
     deny_programs: tuple[str, ...] = ()
+    leftover_processes: str = "warn"
     tree_guard: str = "session"
     must_run: tuple[str, ...] = ()
     allow_empty: bool = False
@@ -274,6 +292,7 @@ class Config(NamedTuple):
     durations: Optional[str] = None
     manifest: Optional[str] = None
     metrics: Optional[str] = None
+    lane: Optional[str] = None
     # Where the table came from, and which layer decided each key.
     source: Optional[Path] = None
     layers: Mapping[str, str] = MappingProxyType({})
@@ -382,7 +401,7 @@ def _check(where: str, option: Option, raw: object) -> Value:
         if raw not in option.choices:
             raise _bad(where, option, raw)
         return str(raw)
-    if option.kind == "path":
+    if option.kind in {"path", "text"}:
         if not isinstance(raw, str) or not raw.strip():
             raise _bad(where, option, raw)
         return raw
@@ -412,7 +431,7 @@ def _from_text(where: str, option: Option, text: str) -> Value:
         )
     if option.kind == "text-or-false":
         return _check(where, option, False if lowered in _FALSE else text)
-    if option.kind in {"choice", "path", "shard"}:
+    if option.kind in {"choice", "path", "shard", "text"}:
         return _check(where, option, text.strip())
     items = [part.strip() for part in text.split(",") if part.strip()]
     if option.kind == "env-map":

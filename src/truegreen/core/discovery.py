@@ -23,13 +23,14 @@ Each claim is an exactly-once anchor, as an ``Ablation:`` record's is, and
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from truegreen.core.claims import Claim, read_records
-from truegreen.core.snippets import SnippetError, find_expressions, find_statements
+from truegreen.core.snippets import SnippetError, find_expressions, find_statements, offsets
 
 PROJECT = "project"
 TEST = "test"
@@ -136,6 +137,12 @@ def _relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
+@functools.lru_cache(maxsize=8)
+def _tree(source: str) -> ast.Module:
+    """A file's tree, parsed once for the many exceptions caught in it (never changed)."""
+    return ast.parse(source)
+
+
 def derive(caught: Caught, sources: Sources, root: str) -> Derived:
     """The claim of one caught exception, or why there is none (paths relative to ``root``)."""
     if not caught.frames:
@@ -162,7 +169,7 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
     if source is None:
         return Derived(caught, None, f"{where}: the file cannot be read", where)
     try:
-        tree = ast.parse(source)
+        tree = _tree(source)
     except (SyntaxError, ValueError):
         return Derived(caught, None, f"{where}: the file does not parse", where)
     statement = _statement_at(tree, inner.line)
@@ -309,3 +316,53 @@ def _checked(source: str, prefix: str, nodeid: str, wanted: list[Claim]) -> str:
     if missing:
         raise NotWritten(f"{nodeid}: the record would not read back as written")
     return source
+
+
+# -- switched mutants: many claims of one file in one source ------------------------------
+
+SWITCH = '__import__("truegreen.guards.mutant", None, None, ["on"]).on'
+
+
+def switched(source: str, claims: list[tuple[int, Claim]]) -> tuple[str, list[int]]:
+    """``source`` with each claim in it behind its switch (``on(N)``, N its number): a
+    replaced expression becomes ``(NEW if on(N) else (OLD))``, a deleted statement that
+    starts its line ``if not on(N): STATEMENT``. With every switch off it runs as the file
+    does, and with one on as that claim's mutant (two replacements of one expression nest).
+    Also the numbers placed: a claim whose anchor is not exactly once, overlaps another's,
+    or is a statement sharing its line (``if x: raise E``) is left out, to run alone."""
+    original = source
+    edits: dict[tuple[int, int], list[tuple[int, Optional[str]]]] = {}
+    placed: list[int] = []
+    for number, claim in claims:
+        try:
+            find = find_statements if claim.new is None else find_expressions
+            found = find(source, claim.snippet)
+        except (SnippetError, SyntaxError):
+            continue
+        if len(found) != 1:
+            continue
+        start, end = offsets(original, found[0])
+        same = edits.get((start, end))
+        if same is not None and claim.new is not None and same[0][1] is not None:
+            same.append((number, claim.new))  # another replacement of the same expression
+            placed.append(number)
+            continue
+        if any(start < e and s < end for s, e in edits):
+            continue
+        if claim.new is None and original[original.rfind("\n", 0, start) + 1 : start].strip():
+            continue
+        edits[(start, end)] = [(number, claim.new)]
+        placed.append(number)
+    for (start, end), switches in sorted(edits.items(), reverse=True):
+        new = original[start:end]
+        for number, replacement in switches:
+            if replacement is None:
+                new = f"if not {SWITCH}({number}): {new}"
+            else:
+                new = f"({replacement} if {SWITCH}({number}) else ({new}))"
+        source = source[:start] + new + source[end:]
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return source, []
+    return source, placed

@@ -32,6 +32,7 @@ COLLECT_GATE = 1
 AUDIT = 1
 ENV_INVENTORY = 1
 DIFF = 1
+REPRO = 1
 # Files the command and the plugin in a pytest it starts pass between them (core/protocol.py);
 # internal, so not in the table of documents a user reads.
 UNITS = 1
@@ -57,6 +58,7 @@ DOCUMENTS: tuple[tuple[str, str, int], ...] = (
     ("`truegreen audit --format json` and `--list-rules --format json`", FORMAT_KEY, AUDIT),
     ("`truegreen env-inventory --format json`", FORMAT_KEY, ENV_INVENTORY),
     ("`truegreen diff --format json`", FORMAT_KEY, DIFF),
+    ("`truegreen repro --format json`", FORMAT_KEY, REPRO),
 )  # fmt: skip
 
 # A test's outcome in a shard manifest, and those that make a shard red.
@@ -65,7 +67,7 @@ RED_OUTCOMES = ("failed", "error")
 SHARD_MODES = ("digest", "duration", "external")
 
 # A shard manifest's fields, by format version. A manifest is written three times: as the
-# session starts (the fields marked required alone), as collection ends (every field,
+# session starts (the fields marked required, and where it runs), as collection ends (every field,
 # `complete` false, no outcomes yet) and as the session ends (every field, `complete` true).
 # A field not marked required may be missing until `complete` is true, and then must be there.
 MANIFEST_FIELDS: dict[int, tuple[Field, ...]] = {
@@ -102,5 +104,28 @@ MANIFEST_FIELDS: dict[int, tuple[Field, ...]] = {
         Field("exitstatus", INT, "pytest's exit status once the session ended: never 0 when an "
               "outcome is `failed` or `error` (but a guard may fail a session whose tests all "
               "passed)", null=True, required=False, minimum=0),
+        Field("commit", STR, "the commit the run tested: `GITHUB_SHA` when set, else "
+              "`git rev-parse HEAD` of the root directory; null outside a git checkout",
+              null=True, required=False),
+        Field("run_id", STR, "the CI run (`GITHUB_RUN_ID`); null outside GitHub Actions",
+              null=True, required=False),
+        Field("run_attempt", INT, "the run's attempt (`GITHUB_RUN_ATTEMPT`; a re-run job counts "
+              "up); null outside GitHub Actions", null=True, required=False, minimum=1),
+        Field("os", STR, "the operating system as the `platforms` marker names it: `linux`, "
+              "`macos`, `windows` (another system: its `sys.platform`)", required=False),
+        Field("arch", STR, "the CPU architecture as the marker's `arch` names it (`x86_64`, "
+              "`arm64`, ...)", required=False),
+        Field("python", STR, "the Python that ran the tests, e.g. `cpython-3.12.4`",
+              required=False),
+        Field("lane", STR, "the lane: the `lane` key (`TRUEGREEN_LANE`), else "
+              "`<os>-<arch>-<python>`, e.g. `linux-x86_64-py3.12`", required=False),
+        Field("platforms", LISTS_MAP, "node id of every collected test with a `platforms` "
+              "marker to the marker's specs, then `arch=NAME` for each architecture it names",
+              required=False),
     ),
 }  # fmt: skip
+# Fields added to format 1 after its release: a manifest written before has none of them, even
+# once `complete` (so `shards verify` reads it, and refuses it only where it needs them); each
+# is checked whenever it is there.
+MANIFEST_LATER = frozenset({"commit", "run_id", "run_attempt", "os", "arch", "python", "lane",
+                            "platforms"})  # fmt: skip

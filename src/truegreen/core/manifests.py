@@ -21,6 +21,8 @@ from typing import Any, Callable, Optional
 from truegreen.core import formats, jsonfile
 from truegreen.core.errors import DataError
 from truegreen.core.mustrun import matches
+from truegreen.core.platforms import Marker, PlatformSpecError
+from truegreen.core.provenance import decode_marker
 from truegreen.core.shards import collection_digest
 
 FORMAT_KEY = formats.FORMAT_KEY
@@ -67,6 +69,16 @@ class Manifest:
     # module that reported them through pytest_deselected -> the node ids it deselected;
     # truegreen's own shard cut is not among them
     deselected: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # where the evidence comes from (core/provenance.py); None in a manifest written before
+    commit: Optional[str] = None
+    run_id: Optional[str] = None
+    run_attempt: Optional[int] = None
+    os: Optional[str] = None
+    arch: Optional[str] = None
+    python: Optional[str] = None
+    lane: Optional[str] = None
+    platforms: Mapping[str, Marker] = field(default_factory=dict)  # gated node id -> marker
+    file: str = field(default="", compare=False)  # the file it was read from, for messages
 
 
 # Deselections reported by these packages are the user's own selection (pytest's -k, -m,
@@ -90,7 +102,7 @@ def eligible(collected: Sequence[str], deselected: Mapping[str, Sequence[str]]) 
 
 
 _SCHEMA = formats.MANIFEST_FIELDS[FORMAT]
-_READ = frozenset(f.name for f in dataclasses.fields(Manifest))  # what a verification uses
+_READ = frozenset(f.name for f in dataclasses.fields(Manifest)) - {"file"}  # what verify uses
 
 
 def _fail(path: Path, key: str, expected: object, found: object) -> DataError:
@@ -106,7 +118,7 @@ def _checked(data: dict[str, Any], path: Path) -> None:
     complete = data.get("complete") is True
     for one in _SCHEMA:
         if one.name not in data:
-            if one.required or complete:
+            if (one.required or complete) and one.name not in formats.MANIFEST_LATER:
                 raise _fail(path, repr(one.name), one.expected(), "nothing")
             continue
         wrong = one.problem(data[one.name])
@@ -130,7 +142,8 @@ def _agree(data: dict[str, Any], path: Path) -> None:
                     repr(data["collected_digest"]))  # fmt: skip
     known = set(collected)
     named = [
-        *((repr(key), data.get(key, ())) for key in ("eligible", "selected", "units", "outcomes")),
+        *((repr(key), data.get(key, ()))
+          for key in ("eligible", "selected", "units", "outcomes", "platforms")),
         *((f"'deselected'[{source!r}]", ids) for source, ids in data.get("deselected", {}).items()),
     ]  # fmt: skip
     for key, ids in named:
@@ -169,12 +182,41 @@ def parse(data: object, path: Path) -> Manifest:
             fields[key] = tuple(fields[key])
     if "deselected" in fields:
         fields["deselected"] = {s: tuple(ids) for s, ids in fields["deselected"].items()}
-    return Manifest(**fields)
+    if "platforms" in fields:
+        fields["platforms"] = _markers(fields["platforms"], path)
+    return Manifest(**fields, file=str(path))
+
+
+def _markers(encoded: Mapping[str, list[str]], path: Path) -> dict[str, Marker]:
+    """Node id -> the ``platforms`` marker the manifest keeps for it, each one checked."""
+    markers = {}
+    for nodeid, values in encoded.items():
+        try:
+            markers[nodeid] = decode_marker(values)
+        except PlatformSpecError as exc:
+            raise _fail(path, f"'platforms'[{nodeid!r}]", "a platforms marker's specs",
+                        f"{values!r} ({exc})") from None  # fmt: skip
+    return markers
 
 
 def load(path: Path) -> Manifest:
     """Read one manifest; anything malformed is a one-line DataError naming the file."""
     return parse(jsonfile.load(path, "manifest", "a JSON shard manifest"), path)
+
+
+def load_named(path: Path) -> Optional[Manifest]:
+    """The manifest at ``path`` when its name is ``shard-K-of-N.json`` (None for any other
+    file); K and N must be the manifest's own."""
+    match = _NAME.match(path.name)
+    if not match:
+        return None
+    manifest = load(path)
+    if (manifest.k, manifest.n) != (int(match.group(1)), int(match.group(2))):
+        raise DataError(
+            f"{path}: expected k={match.group(1)} n={match.group(2)} as the name says, "
+            f"found k={manifest.k} n={manifest.n}"
+        )
+    return manifest
 
 
 def load_dir(directory: Path) -> dict[int, Manifest]:
@@ -183,15 +225,9 @@ def load_dir(directory: Path) -> dict[int, Manifest]:
         raise DataError(f"{directory}: expected a directory of shard manifests, found none")
     found: dict[int, Manifest] = {}
     for path in sorted(directory.iterdir()):
-        match = _NAME.match(path.name)
-        if not match:
+        manifest = load_named(path)
+        if manifest is None:
             continue
-        manifest = load(path)
-        if (manifest.k, manifest.n) != (int(match.group(1)), int(match.group(2))):
-            raise DataError(
-                f"{path}: expected k={match.group(1)} n={match.group(2)} as the name says, "
-                f"found k={manifest.k} n={manifest.n}"
-            )
         if manifest.k in found:
             raise DataError(f"{path}: shard {manifest.k} appears twice, with different N")
         found[manifest.k] = manifest
@@ -364,9 +400,12 @@ CHECKS: tuple[Callable[[Run], Check], ...] = (
 )  # fmt: skip
 
 
-def verify(shards: Mapping[int, Manifest], count: Optional[int] = None) -> list[Check]:
+def verify(
+    shards: Mapping[int, Manifest], count: Optional[int] = None,
+    checks: Sequence[Callable[[Run], Check]] = CHECKS,
+) -> list[Check]:  # fmt: skip
     """Every check, in order; the run is proven when all hold. ``shards`` is never empty:
     :func:`load_dir` refuses a directory without manifests."""
     n = count if count is not None else max(m.n for m in shards.values())
     run = Run(shards, n)
-    return [all_present(run), *(check(run) for check in CHECKS)]
+    return [all_present(run), *(check(run) for check in checks)]

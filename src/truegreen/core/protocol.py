@@ -100,6 +100,11 @@ REAL_HOME_VAR = "_TRUEGREEN_REAL_HOME"
 # environment as it reads it, so a pytest a test starts begins a run of its own.
 RUN_ID_VAR = "_TRUEGREEN_METRICS_RUN"
 
+# The folder of a pytest process's session home, in the temporary directory, then its pid and
+# a dash: a pytest killed before its end leaves it, and ``truegreen run`` removes those of
+# processes that are gone as it ends.
+SESSION_DIR_PREFIX = "truegreen-session-"
+
 # ``truegreen collect-gate`` loads a plugin of its own by name, which adds one option.
 COLLECT_RECORD_PLUGIN = "truegreen.plugin.collectrecord"
 COLLECT_RECORD = Option(

@@ -8,6 +8,7 @@ exactly once; no match is *stale*, several are *ambiguous* (with their lines).
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -62,10 +63,8 @@ def find_statements(source: str, snippet: str) -> list[Span]:
     wanted = [_dump(s) for s in _parse(snippet, "exec", "--delete").body]  # type: ignore[attr-defined]
     if not wanted:
         raise SnippetError(f"--delete: expected at least one statement, found {snippet!r}")
-    tree = ast.parse(source)
     spans = []
-    for block in _statement_lists(tree):
-        dumps = [_dump(s) for s in block]
+    for block, dumps in _blocks(source):
         for i in range(len(block) - len(wanted) + 1):
             if dumps[i : i + len(wanted)] == wanted:
                 first, last = block[i], block[i + len(wanted) - 1]
@@ -84,12 +83,27 @@ def find_statements(source: str, snippet: str) -> list[Span]:
 def find_expressions(source: str, old: str) -> list[Span]:
     """Every expression in ``source`` equal to ``old``."""
     wanted = _dump(_parse(old, "eval", "--replace").body)  # type: ignore[attr-defined]
-    spans = []
+    return sorted(set(_expressions(source).get(wanted, ())), key=lambda s: (s.line, s.col))
+
+
+# A file's statement blocks and expressions, by their dumps, for the last few sources: the
+# claims of `ablate --discover` look up many snippets in one file.
+
+
+@functools.lru_cache(maxsize=8)
+def _blocks(source: str) -> list[tuple[list[ast.stmt], list[str]]]:
+    return [(block, [_dump(s) for s in block]) for block in _statement_lists(ast.parse(source))]
+
+
+@functools.lru_cache(maxsize=8)
+def _expressions(source: str) -> dict[str, list[Span]]:
+    found: dict[str, list[Span]] = {}
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.expr) and _dump(node) == wanted:
-            spans.append(Span(node.lineno, node.col_offset, node.end_lineno or node.lineno,
-                              node.end_col_offset or 0))  # fmt: skip
-    return sorted(set(spans), key=lambda s: (s.line, s.col))
+        if isinstance(node, ast.expr):
+            end = node.end_lineno or node.lineno
+            span = Span(node.lineno, node.col_offset, end, node.end_col_offset or 0)
+            found.setdefault(_dump(node), []).append(span)
+    return found
 
 
 def delete_lines(source: str, first: int, last: int) -> str:
@@ -129,13 +143,19 @@ def _char_col(text: str, byte_col: int) -> int:
     return len(text.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
 
 
-def splice(source: str, span: Span, replacement: str) -> str:
-    """``source`` with ``span`` replaced by ``replacement``."""
+def offsets(source: str, span: Span) -> tuple[int, int]:
+    """Where ``span`` starts and ends in ``source``, as string indexes."""
     lines = source.splitlines(keepends=True)
     start = sum(len(t) for t in lines[: span.line - 1]) + _char_col(lines[span.line - 1], span.col)
     end = sum(len(t) for t in lines[: span.end_line - 1]) + _char_col(
         lines[span.end_line - 1], span.end_col
     )
+    return start, end
+
+
+def splice(source: str, span: Span, replacement: str) -> str:
+    """``source`` with ``span`` replaced by ``replacement``."""
+    start, end = offsets(source, span)
     return source[:start] + replacement + source[end:]
 
 

@@ -84,3 +84,13 @@ def git(args: Sequence[str], cwd: str, environ: Optional[Mapping[str, str]] = No
     except OSError as exc:
         raise GitError(f"expected git on PATH, found none ({exc})") from None
     return Done(done.returncode, done.stdout, done.stderr)
+
+
+def head(cwd: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """The commit checked out at ``cwd`` (``git rev-parse HEAD``): None outside a checkout,
+    before its first commit, or without git."""
+    try:
+        done = git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd, environ)
+    except GitError:
+        return None
+    return done.text() or None if done.ok else None

@@ -49,19 +49,23 @@ class MutantLoader:
 
 
 class MutantFinder:
-    """Finds modules as usual, and swaps in :class:`MutantLoader` for the target file."""
+    """Finds modules as usual, and swaps in :class:`MutantLoader` for the target files."""
 
-    def __init__(self, path: str, source: str) -> None:
-        self.key = _key(path)
-        self.source = source
+    def __init__(self, path: str, source: str, more: Optional[dict[str, str]] = None) -> None:
+        self.sources = {_key(path): source}
+        for other, text in (more or {}).items():
+            self.sources[_key(other)] = text
 
     def find_spec(
         self, fullname: str, path: Optional[Sequence[str]] = None, target: Any = None
     ) -> Any:
         spec = PathFinder.find_spec(fullname, path)
-        if spec is None or not spec.origin or _key(spec.origin) != self.key:
+        if spec is None or not spec.origin:
             return None
-        spec.loader = MutantLoader(self.source, spec.origin)  # type: ignore[assignment]
+        source = self.sources.get(_key(spec.origin))
+        if source is None:
+            return None
+        spec.loader = MutantLoader(source, spec.origin)  # type: ignore[assignment]
         spec.cached = None
         return spec
 
@@ -73,7 +77,7 @@ def install_from_environment() -> bool:
         return False
     with open(spec_file, "rb") as handle:
         data = marshal.load(handle)
-    sys.meta_path.insert(0, MutantFinder(data["path"], data["source"]))
+    sys.meta_path.insert(0, MutantFinder(data["path"], data["source"], data.get("more")))
     return True
 
 
@@ -85,6 +89,35 @@ def to_front() -> None:
             sys.meta_path.insert(0, finder)
 
 
-def write_spec(spec_file: str, path: str, source: str) -> None:
+def write_spec(
+    spec_file: str, path: str, source: str, more: Optional[dict[str, str]] = None
+) -> None:
+    """The mutant of ``path``; ``more``: other files' (a batch of ``ablate --discover``)."""
+    data: dict[str, Any] = {"path": os.path.realpath(path), "source": source}
+    if more:
+        data["more"] = {os.path.realpath(p): text for p, text in more.items()}
     with open(spec_file, "wb") as handle:
-        marshal.dump({"path": os.path.realpath(path), "source": source}, handle)
+        marshal.dump(data, handle)
+
+
+# -- switched mutants (``truegreen ablate --discover``) ---------------------------------
+# A batch serves each target with all its claims in, each behind a switch: ``on(N)`` is
+# true while claim N runs (the batch plugin sets it; a Python child started meanwhile reads
+# it from ACTIVE_VAR).
+
+ACTIVE_VAR = "_TRUEGREEN_ACTIVE"
+active = int(os.environ.get(ACTIVE_VAR) or 0)
+
+
+def on(claim: int) -> bool:
+    return claim == active
+
+
+def switch(claim: int) -> None:
+    """Claim ``claim`` on (0: none), here and in the Python children started from now."""
+    global active
+    active = claim
+    if claim:
+        os.environ[ACTIVE_VAR] = str(claim)
+    else:
+        os.environ.pop(ACTIVE_VAR, None)

@@ -49,6 +49,11 @@ class Guard:
         # Told the real path of each write refused under the real home, as it is refused:
         # the session compares the directory it was refused in at its end.
         self.on_refused: Optional[Callable[[str], None]] = None
+        # Told of each ``subprocess.Popen`` as it starts, with (test, where, words): the
+        # session's watch for the children a test leaves running (guards/leftovers.py).
+        self.on_popen: Optional[Callable[[Optional[str], Optional[str], list[str]], None]] = None
+        # ... and of each child started by ``os.posix_spawn`` or ``os.spawn*`` (a pid only).
+        self.on_spawn: Optional[Callable[[Optional[str], Optional[str], list[str]], None]] = None
         self._offsets: dict[str, int] = {}
         self.sink: Optional[StreamWriter] = None
         if policy.run_dir:
@@ -62,6 +67,7 @@ class Guard:
         """In a forked child: a stream of its own; the parent keeps what it recorded. Its test
         is the one running as it is forked (a fork server forks for the test that asks)."""
         self.role = "child"
+        self.on_popen = self.on_spawn = None  # the session watches its children, not a fork's
         if self.policy.run_dir:
             now = running(self.policy.run_dir)
             if now != UNKNOWN:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from truegreen.guards import children, netprograms, network
 from truegreen.guards.errors import NetworkBlocked, ProgramDenied
@@ -113,14 +114,38 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         if why is not None:
             guard.record_unguarded(program, why)
 
+    def popen(executable: Any, args: Any, cwd: Any, env: Any) -> None:
+        spawn(executable, args, env, cwd)
+        if guard.on_popen is not None and guard.where is not None:
+            guard.on_popen(guard.test, guard.where, _words(args))
+
+    def posix_spawn(path: Any, argv: Any, env: Any) -> None:
+        spawn(path, argv, env)
+        if guard.on_spawn is not None and guard.where is not None:
+            guard.on_spawn(guard.test, guard.where, _words(argv))
+
+    def forked() -> None:
+        _forked(guard)
+        if guard.on_spawn is not None and guard.where is not None:
+            # os.spawn* is os._spawnvef on POSIX: a fork, then an exec in the child.
+            frame: Any = sys._getframe(2)
+            for _ in range(4):
+                if frame is None:
+                    return
+                if frame.f_code.co_name == "_spawnvef" and frame.f_globals is os.__dict__:
+                    if frame.f_locals.get("mode") != getattr(os, "P_WAIT", 0):
+                        guard.on_spawn(guard.test, guard.where, _words(frame.f_locals["args"]))
+                    return
+                frame = frame.f_back
+
     return {
-        "subprocess.Popen": lambda a: spawn(a[0], a[1], a[3], a[2]),
+        "subprocess.Popen": lambda a: popen(*a[:4]),
         "os.system": lambda a: spawn(None, a[0]),
         "os.exec": lambda a: spawn(a[0], a[1], a[2]),
-        "os.posix_spawn": lambda a: spawn(a[0], a[1], a[2]),
+        "os.posix_spawn": lambda a: posix_spawn(*a[:3]),
         "os.spawn": lambda a: spawn(a[1], a[2], a[3]),
         "os.startfile": lambda a: spawn(a[0], [a[0]]),
-        "os.fork": lambda a: _forked(guard),
+        "os.fork": lambda a: forked(),
         "os.forkpty": lambda a: _forked(guard),
     }
 

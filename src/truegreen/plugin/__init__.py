@@ -246,6 +246,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         GuardsPlugin.register(config, settings)
         AmbientReads.register(config, settings)
+        if settings.leftover_processes != "off":
+            from truegreen.plugin.leftovers import LeftoversPlugin
+
+            LeftoversPlugin.register(config, settings)
         if settings.hermetic:
             from truegreen.plugin.hints import FailureHints
 

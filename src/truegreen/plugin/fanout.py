@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 # records the report as it finally is.
 ORDER = (
     "guards",  # the guards: who is running, and the verdict on each report
+    "leftovers",  # leftover processes: a teardown's verdict on the children left running
     "ambient",  # ambient reads: what each test read from os.environ
     "hints",  # failure hints: what a failing sealed test reached for
     "integrity",  # run integrity: what ran, what was skipped

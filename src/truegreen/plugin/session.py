@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import pytest
 
 from truegreen.core.config import Config
+from truegreen.core.protocol import SESSION_DIR_PREFIX
 from truegreen.plugin.stash import MACHINE_ENV_KEY, REAL_HOME_KEY
 
 if TYPE_CHECKING:  # imported where the seal is applied: it costs at start-up
@@ -71,7 +72,7 @@ class SessionSeal:
         environ = os.environ
         # the environment as the process found it, taken once as the plugin loaded
         seal = cls(config.stash[MACHINE_ENV_KEY], config.stash[REAL_HOME_KEY])
-        seal.directory = tempfile.mkdtemp(prefix="truegreen-session-")
+        seal.directory = tempfile.mkdtemp(prefix=f"{SESSION_DIR_PREFIX}{os.getpid()}-")
         seal.home = os.path.join(seal.directory, "home")
         tmp = os.path.join(seal.directory, "tmp")
         os.mkdir(seal.home)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,7 +37,8 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
-from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
+from truegreen.plugin.platforms import MARKER, marker_of
+from truegreen.plugin.stash import MACHINE_ENV_KEY, SHARDED_OUT_KEY, per_test
 
 # The machinery between a call of ``config.hook.pytest_deselected`` and its implementations.
 _HOOK_CALLERS = ("pluggy", "_pytest.config.compat")
@@ -108,6 +110,8 @@ class ShardPlugin:
         # module that reported them -> node ids deselected, other than by this plugin's cut
         self.deselected: dict[str, list[str]] = {}
         self.expected = ""
+        self.platforms: dict[str, list[str]] = {}  # gated node id -> its marker, encoded
+        self.provenance: Optional[dict[str, Any]] = None
         worker = getattr(config, "workerinput", None)
         self.worker: Optional[str] = worker["workerid"] if worker else None
 
@@ -148,6 +152,36 @@ class ShardPlugin:
 
     def pytest_itemcollected(self, item: pytest.Item) -> None:
         self.collected.append(item.nodeid)  # before any selection
+        if MARKER in item.keywords:
+            from truegreen.core.platforms import PlatformSpecError
+            from truegreen.core.provenance import encode_marker
+
+            try:
+                marker = marker_of(item)
+            except PlatformSpecError:
+                return  # a collection error (plugin/platforms.py): it runs nowhere
+            if marker is not None:
+                self.platforms[item.nodeid] = encode_marker(marker)
+
+    def _provenance(self) -> dict[str, Any]:
+        """The commit, CI run and attempt, host, Python and lane this run's manifest names;
+        found once (git, outside CI, runs at most once per process that writes it)."""
+        if self.provenance is None:
+            from truegreen.core.provenance import fields, head_commit
+            from truegreen.guards.git import environment, head
+
+            machine = self.config.stash.get(MACHINE_ENV_KEY, None)
+            env = os.environ if machine is None else machine
+            with quiet():
+                commit, _ = head_commit(
+                    env, lambda: head(str(self.config.rootpath), environment(env))
+                )
+            self.provenance = fields(
+                env, commit, sys_platform=sys.platform, machine=platform.machine(),
+                implementation=platform.python_implementation(),
+                version=tuple(sys.version_info[:3]), lane=self.settings.lane,
+            )  # fmt: skip
+        return self.provenance
 
     def _assign(self, units: dict[str, str]) -> dict[str, int]:
         assert self.spec is not None
@@ -230,6 +264,10 @@ class ShardPlugin:
             "outcomes": {},
             "must_run": list(self.settings.must_run),
             "exitstatus": None,
+            # the process that writes the manifest itself names where it ran (under xdist,
+            # the controller, not the worker that writes the collection part)
+            **(self._provenance() if self.worker is None else {}),
+            "platforms": self.platforms,
         }
 
     def pytest_report_collectionfinish(self) -> list[str]:
@@ -238,7 +276,8 @@ class ShardPlugin:
     def pytest_sessionstart(self) -> None:
         if self.manifest_dir is not None and self.controller:
             spec = self.spec or ShardSpec(1, 1)
-            started = {"format": FORMAT, "k": spec.k, "n": spec.n, "complete": False}
+            started = {"format": FORMAT, "k": spec.k, "n": spec.n, "complete": False,
+                       **self._provenance()}  # fmt: skip
             write_atomic(self.manifest_dir / self.name, started)
 
     def on_logreport(self, report: pytest.TestReport) -> None:
@@ -259,5 +298,6 @@ class ShardPlugin:
                     part.unlink()
         spec = self.spec or ShardSpec(1, 1)
         data.update(format=FORMAT, k=spec.k, n=spec.n, outcomes=self.outcomes)
+        data.update(self._provenance())  # the writer's own, a worker's collection part aside
         data.update(exitstatus=int(session.exitstatus), complete="collected" in data)
         write_atomic(self.manifest_dir / self.name, data)

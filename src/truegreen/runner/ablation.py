@@ -33,7 +33,8 @@ from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver
 from truegreen.runner.forkclient import ForkServer
 from truegreen.runner.process import PytestProcess
-from truegreen.runner.procs import InFlight, Stopped, alive
+from truegreen.runner.procs import InFlight, Stopped
+from truegreen.runner.scratch import sweep
 
 OPTIONS = ("-q", "-p", "no:cacheprovider")
 # The guards of a test that runs truegreen ablate belong in each run, not in the server: a
@@ -49,34 +50,6 @@ def environment() -> dict[str, str]:
     env["PYTHONPATH"] = with_shim(env.get("PYTHONPATH"))
     env[PARENT_VAR] = str(os.getpid())
     return env
-
-
-def sweep(directory: Optional[str] = None) -> list[str]:
-    """Remove the temporary folders that killed ``truegreen ablate`` runs left in
-    ``directory`` (by default the temporary directory): this user's folders named for a
-    process that is gone (``truegreen-ablate-PID-...``). The folders removed."""
-    if os.name != "posix":  # elsewhere a signal 0 is no question: it ends the process
-        return []
-    where = directory or tempfile.gettempdir()
-    removed = []
-    try:
-        entries = list(os.scandir(where))
-    except OSError:
-        return []
-    for entry in entries:
-        pid, dash, _ = entry.name[len(PREFIX) :].partition("-")
-        if not entry.name.startswith(PREFIX) or not dash or not pid.isdigit():
-            continue
-        try:
-            if not entry.is_dir(follow_symlinks=False) or alive(int(pid)):
-                continue
-            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-        except OSError:
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        removed.append(entry.path)
-    return removed
 
 
 class Runner:
@@ -98,7 +71,7 @@ class Runner:
     def start(cls, timeout: float, warm: bool, targets: Sequence[str]) -> Runner:
         """A runner; with ``warm`` and where the OS can fork, one that forks a warm server
         that has not imported any of ``targets``. The folders of killed runners go first."""
-        sweep()
+        sweep(PREFIX)
         if not warm:
             return cls(timeout)
         if not forkserver.available():

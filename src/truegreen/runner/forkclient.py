@@ -147,14 +147,16 @@ def start_pytest(
     server: Optional[ForkServer] = None,
     fork_env: Optional[Mapping[str, str]] = None,
     cwd: Optional[str] = None,
+    python: Optional[str] = None,
 ) -> Child:
     """Start ``pytest ARGS`` with its output in the file ``output``: forked by ``server``
     (in ``fork_env`` when the child's environment differs from the server's), or, with no
     server, ``python -m pytest`` in ``env`` as a new process in a session of its own (its
-    output on this process's own, with ``output`` None)."""
+    output on this process's own, with ``output`` None); ``python`` is this one's unless
+    named (``truegreen repro``'s clean room)."""
     if server is not None:
         return server.spawn(args, output or os.devnull, fork_env, cwd)
-    argv = [sys.executable, "-m", "pytest", *args]
+    argv = [python or sys.executable, "-m", "pytest", *args]
     if output is None:
         return popen(argv, env=dict(env), cwd=cwd, start_new_session=True)
     with open(output, "wb") as handle:

@@ -67,7 +67,8 @@ class PytestProcess:
     arguments; ``server`` forks each run from a warm pytest instead of starting a new one;
     with ``one_process``, ``-n 0`` after the user's arguments keeps a run out of xdist
     unless a call asks for workers (an ``-n`` in the suite's addopts would scatter it).
-    ``timeout`` bounds each run; ``progress`` hears when it ended one.
+    ``timeout`` bounds each run; ``progress`` hears when it ended one; ``python`` is the
+    interpreter that runs pytest (this one's unless named).
     """
 
     def __init__(
@@ -82,6 +83,7 @@ class PytestProcess:
         one_process: bool = False,
         timeout: Optional[float] = None,
         progress: Progress = lambda line: None,
+        python: Optional[str] = None,
     ) -> None:
         self.pytest_args = list(pytest_args)
         self.who = who
@@ -91,9 +93,10 @@ class PytestProcess:
         self.server = server
         self.timeout = timeout
         self.progress = progress
+        self.python = python
         self.calls = 0
         blocked = any("no:xdist" in arg for arg in self.pytest_args)
-        self.xdist = one_process and not blocked and _has_xdist()
+        self.xdist = one_process and not blocked and python is None and _has_xdist()
 
     # -- starting -------------------------------------------------------------------------
 
@@ -112,7 +115,7 @@ class PytestProcess:
         environ = self.env if env is None else dict(env)
         fork_env = None if env is None else environ
         cwd = None if self.cwd is None else str(self.cwd)
-        return start_pytest(args, output, environ, self.server, fork_env, cwd)
+        return start_pytest(args, output, environ, self.server, fork_env, cwd, self.python)
 
     def call(
         self,

@@ -337,7 +337,7 @@ def wait_until(child: Child, deadline: Optional[float], *, everything: bool) -> 
     except subprocess.TimeoutExpired:
         end_tree(child, everything=everything)
         return 124, True
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, or a SIGTERM raised as an exception by the verb
         # The child has a session of its own, out of reach of the terminal's Ctrl-C.
         end_tree(child, everything=everything, grace=1.0)
         raise

@@ -107,3 +107,28 @@ def test_adds_a_marker_for_a_random_failure(request):
 
 def test_a_result_named_xfail(report):
     assert report.xfail is False
+
+
+@pytest.mark.xfail(strict=True)  # expect: TG401
+def test_strict_without_a_reason():
+    assert False
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError)  # expect: TG401
+def test_strict_and_narrow_without_a_reason():
+    raise ValueError
+
+
+@pytest.mark.xfail(strict=True, reason="rounding bug #412")
+def test_strict_with_a_reason():
+    assert False
+
+
+@pytest.mark.xfail("sys.platform == 'win32'", strict=True)
+def test_strict_with_a_condition_as_its_reason():
+    assert False
+
+
+@pytest.mark.xfail(strict=STRICT)
+def test_strictness_from_a_variable():
+    assert False

@@ -24,14 +24,15 @@ def test_a_blanket_ignore_after_the_error_is_named_at_its_line() -> None:
 def test_a_configuration_without_the_error_is_named_at_filterwarnings() -> None:
     project = load_project(PROJECTS / "TG405" / "lacking")
     assert project_findings(DeprecationPosture, project) == [
-        ("pyproject.toml", 7, "filterwarnings lacks error::DeprecationWarning: add it, so a new "
-         "deprecation fails the test that triggers it"),
+        ("pyproject.toml", 7, "filterwarnings lacks error::DeprecationWarning and "
+         "error::PendingDeprecationWarning: add them, so a new deprecation fails the test that "
+         "triggers it"),
     ]  # fmt: skip
 
 
 def test_an_ignore_before_the_error_and_a_targeted_ignore_after_it_stay_silent() -> None:
-    """Ablation: replace `f.action != 'error' and f.blanket and f.category in COVERING`
-    with `f.action != 'error' and f.category in COVERING`
+    """Ablation: replace `f.action != 'error' and f.blanket and f.category in covering`
+    with `f.action != 'error' and f.category in covering`
     in `src/truegreen/audit/rules/deprecation_posture.py`."""
     project = load_project(PROJECTS / "TG405" / "strict")
     assert "somelib.compat" in project.pytest_options["filterwarnings"]  # premise
@@ -51,20 +52,34 @@ def verdict(filterwarnings: Any, addopts: Optional[str] = None) -> list[str]:
     [
         (["error"], None, []),
         (["error::Warning"], None, []),
-        (["e::DeprecationWarning"], None, []),
-        (["error::builtins.DeprecationWarning"], None, []),
+        (["e::DeprecationWarning"], None,
+         ["filterwarnings lacks error::PendingDeprecationWarning"]),
+        (["error::builtins.DeprecationWarning", "error::builtins.PendingDeprecationWarning"], None,
+         []),
+        (["error::DeprecationWarning", "e::PendingDeprecationWarning"], None, []),
+        (["error::DeprecationWarning", "error::PendingDeprecationWarning",
+          "ignore::PendingDeprecationWarning"], None,
+         ["'ignore::PendingDeprecationWarning' comes after the error entry and overrides it, so "
+          "deprecations pass silently"]),
         (["error", "ignore::DeprecationWarning:somelib"], None, []),
         (["error", "ignore::UserWarning", "default::ImportWarning"], None, []),
         ("error::DeprecationWarning\nignore", None,
+         ["filterwarnings lacks error::PendingDeprecationWarning",
+          "'ignore' comes after the error entry and overrides it, so deprecations pass silently"]),
+        ("error::DeprecationWarning\nerror::PendingDeprecationWarning\nignore", None,
          ["'ignore' comes after the error entry and overrides it, so deprecations pass silently"]),
         (["error", "default::DeprecationWarning"], None,
          ["'default::DeprecationWarning' comes after the error entry and overrides it, so "
           "deprecations pass silently"]),
         (["error::DeprecationWarning"], "-W ignore::DeprecationWarning",
-         ["'ignore::DeprecationWarning' comes after the error entry and overrides it, so "
+         ["filterwarnings lacks error::PendingDeprecationWarning",
+          "'ignore::DeprecationWarning' comes after the error entry and overrides it, so "
           "deprecations pass silently"]),
-        (["ignore"], "-W error::DeprecationWarning", []),
-        ([], None, ["filterwarnings lacks error::DeprecationWarning"]),
+        (["ignore"], "-W error::DeprecationWarning",
+         ["filterwarnings lacks error::PendingDeprecationWarning"]),
+        (["ignore"], "-W error::DeprecationWarning -W error::PendingDeprecationWarning", []),
+        ([], None,
+         ["filterwarnings lacks error::DeprecationWarning and error::PendingDeprecationWarning"]),
         (["error::PendingDeprecationWarning", "nonsense::DeprecationWarning"], None,
          ["filterwarnings lacks error::DeprecationWarning"]),
     ],
@@ -73,3 +88,14 @@ def test_pytest_applies_later_entries_with_higher_priority(
     filterwarnings: Any, addopts: Optional[str], expected: list[str]
 ) -> None:
     assert verdict(filterwarnings, addopts) == expected
+
+
+def test_an_entry_that_overrides_both_categories_is_named_once() -> None:
+    """Ablation: replace `culprits.setdefault(culprit.text, culprit)` with
+    `culprits.setdefault(culprit.text + str(len(culprits)), culprit)` in
+    `src/truegreen/audit/rules/deprecation_posture.py`."""
+    both = ["error::DeprecationWarning", "error::PendingDeprecationWarning"]
+    assert len(verdict([*both, "ignore::DeprecationWarning"])) == 1  # premise: one is named
+    assert verdict([*both, "ignore"]) == [
+        "'ignore' comes after the error entry and overrides it, so deprecations pass silently"
+    ]

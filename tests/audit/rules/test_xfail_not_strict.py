@@ -124,3 +124,51 @@ def test_an_intermittent_reason_in_an_f_string_is_read(tmp_path: Path) -> None:
     source = INTERMITTENT.replace('reason="#410:', 'reason=f"#{410}:')
     assert 'f"#{410}' in source  # premise: the keyring reason is an f-string
     assert lines(Project(tmp_path), source) == [18]
+
+
+NO_REASON = "import pytest\n\n\n@pytest.mark.xfail{}\ndef test_bug():\n    assert 0\n"
+STRICT = {"xfail_strict": True}
+
+
+@pytest.mark.parametrize(
+    ("marker", "options"),
+    [("(strict=True)", {}), ("(raises=ValueError)", STRICT), ("", STRICT), ("()", STRICT)],
+)
+def test_a_strict_xfail_without_a_reason_is_flagged(
+    tmp_path: Path, marker: str, options: dict[str, Any]
+) -> None:
+    found = check_source(
+        Project(tmp_path, pytest_options=options),
+        tmp_path / "tests" / "test_x.py",
+        "tests/test_x.py",
+        NO_REASON.format(marker),
+        [XfailNotStrict],
+    )
+    assert [(f.line, f.message.split(":")[0]) for f in found] == [
+        (4, "a strict xfail with no reason")
+    ]
+
+
+def test_a_strict_xfail_with_a_reason_is_not_flagged(tmp_path: Path) -> None:
+    """Ablation: replace `"reason" not in keywords` with `True` in
+    `src/truegreen/audit/rules/xfail_not_strict.py`."""
+    project = Project(tmp_path, pytest_options=STRICT)
+    assert lines(project, NO_REASON.format("(strict=True)")) == [4]  # premise
+    assert lines(project, NO_REASON.format("(strict=True, reason='bug #412')")) == []
+    assert lines(project, NO_REASON.format("(reason=REASON)")) == []
+
+
+def test_a_strict_xfail_with_a_condition_is_not_asked_for_a_reason(tmp_path: Path) -> None:
+    """Ablation: replace `not node.args` with `True` in
+    `src/truegreen/audit/rules/xfail_not_strict.py`."""
+    project = Project(tmp_path, pytest_options=STRICT)
+    assert lines(project, NO_REASON.format("(strict=True)")) == [4]  # premise
+    assert lines(project, NO_REASON.format("(\"sys.platform == 'win32'\")")) == []
+
+
+def test_a_strictness_held_in_a_variable_is_not_asked_for_a_reason(tmp_path: Path) -> None:
+    """Ablation: replace `strict is None or _is_true(strict)` with `True` in
+    `src/truegreen/audit/rules/xfail_not_strict.py`."""
+    project = Project(tmp_path)
+    assert lines(project, NO_REASON.format("(strict=True)")) == [4]  # premise
+    assert lines(project, NO_REASON.format("(strict=STRICT)")) == []

@@ -10,9 +10,15 @@ from truegreen.audit.base import Finding, Project, Rule
 from truegreen.audit.iniopts import addopts, config_line, config_path, entries, option_values
 
 ACTIONS = ("default", "always", "all", "ignore", "module", "once", "error")
-# Categories whose filter reaches DeprecationWarning: itself and its bases.
-COVERING = frozenset({"", "DeprecationWarning", "Warning", "builtins.DeprecationWarning",
-                      "builtins.Warning"})  # fmt: skip
+# The categories the posture makes errors, each with the categories whose filter reaches it:
+# itself and its bases (PendingDeprecationWarning is a Warning, not a DeprecationWarning).
+_BASES = frozenset({"", "Warning", "builtins.Warning"})
+CATEGORIES = {
+    "DeprecationWarning": _BASES | {"DeprecationWarning", "builtins.DeprecationWarning"},
+    "PendingDeprecationWarning": _BASES
+    | {"PendingDeprecationWarning", "builtins.PendingDeprecationWarning"},
+}
+COVERING = CATEGORIES["DeprecationWarning"]
 
 
 @dataclass(frozen=True)
@@ -48,25 +54,28 @@ def filters(project: Project) -> list[Filter]:
     return [f for f in found if f is not None]
 
 
-def posture(found: list[Filter]) -> Optional[tuple[str, Optional[Filter]]]:
-    """What is wrong, if anything: no error for DeprecationWarning, or the later blanket
-    entry that overrides it."""
-    errors = [i for i, f in enumerate(found) if f.action == "error" and f.category in COVERING]
+def posture(
+    found: list[Filter], covering: frozenset[str] = COVERING
+) -> Optional[tuple[str, Optional[Filter]]]:
+    """What is wrong, if anything, for one category (``covering``: the categories whose
+    filter reaches it): no error for it, or the later blanket entry that overrides it."""
+    errors = [i for i, f in enumerate(found) if f.action == "error" and f.category in covering]
     if not errors:
         return "lacks", None
     later = [
         f
         for f in found[errors[-1] + 1 :]
-        if f.action != "error" and f.blanket and f.category in COVERING
+        if f.action != "error" and f.blanket and f.category in covering
     ]
     return ("overridden", later[0]) if later else None
 
 
 class DeprecationPosture(Rule):
     """## What it does
-    Checks that the pytest configuration turns `DeprecationWarning` into an error:
-    `filterwarnings` must hold `error::DeprecationWarning` (or a plain `error`, or
-    `error::Warning`), and no later blanket entry for the category (`ignore`,
+    Checks that the pytest configuration turns `DeprecationWarning` and
+    `PendingDeprecationWarning` into errors: `filterwarnings` must hold
+    `error::DeprecationWarning` and `error::PendingDeprecationWarning` (or a plain `error`,
+    or `error::Warning`), and no later blanket entry for either category (`ignore`,
     `ignore::DeprecationWarning`, `default::Warning`, ...) may override it. Opt-in.
 
     ## Why is this bad?
@@ -75,7 +84,9 @@ class DeprecationPosture(Rule):
     test that triggers it, the day it appears: deprecations are errors. pytest
     applies `filterwarnings` so that when a warning matches several entries, the **last**
     matching one decides, and `-W` options after them; so a blanket ignore placed after the
-    `error::` line silently makes it inert.
+    `error::` line silently makes it inert. `PendingDeprecationWarning` is the earlier notice
+    (an API that *will* be deprecated), and it is not a `DeprecationWarning`: an
+    `error::DeprecationWarning` entry lets it through, so it needs an entry of its own.
 
     ## Example
     ```toml
@@ -99,7 +110,7 @@ class DeprecationPosture(Rule):
     Only the configuration is read: `-W` on the CI command line, `PYTHONWARNINGS` and
     `@pytest.mark.filterwarnings` on single tests are not. An ignore narrowed by message,
     module or line is taken as the targeted exception it should be, however broad its
-    pattern. `PendingDeprecationWarning` is not required.
+    pattern. A configuration that lacks both entries gets one finding naming the two.
     """
 
     code = "TG405"
@@ -110,23 +121,32 @@ class DeprecationPosture(Rule):
 
     @classmethod
     def check_project(cls, project: Project) -> Iterator[Finding]:
-        verdict = posture(filters(project))
-        if verdict is None:
-            return
+        found = filters(project)
+        lacking: list[str] = []
+        culprits: dict[str, Filter] = {}  # one finding per overriding entry, in order
+        for category, covering in CATEGORIES.items():
+            verdict = posture(found, covering)
+            if verdict is None:
+                continue
+            _, culprit = verdict
+            if culprit is None:
+                lacking.append(f"error::{category}")
+            else:
+                culprits.setdefault(culprit.text, culprit)
         where = config_path(project)
-        _, culprit = verdict
-        if culprit is None:
+        if lacking:
+            them = "it" if len(lacking) == 1 else "them"
             yield cls.project_finding(
                 where,
                 config_line(project, "filterwarnings"),
-                "filterwarnings lacks error::DeprecationWarning: add it, so a new deprecation "
-                "fails the test that triggers it",
+                f"filterwarnings lacks {' and '.join(lacking)}: add {them}, so a new "
+                "deprecation fails the test that triggers it",
             )
-            return
-        key = "addopts" if culprit.source == "addopts" else "filterwarnings"
-        yield cls.project_finding(
-            where,
-            config_line(project, key, culprit.text),
-            f"{culprit.text!r} comes after the error entry and overrides it, so deprecations "
-            "pass silently: narrow it to a message and module, or remove it",
-        )
+        for culprit in culprits.values():
+            key = "addopts" if culprit.source == "addopts" else "filterwarnings"
+            yield cls.project_finding(
+                where,
+                config_line(project, key, culprit.text),
+                f"{culprit.text!r} comes after the error entry and overrides it, so "
+                "deprecations pass silently: narrow it to a message and module, or remove it",
+            )

@@ -19,6 +19,10 @@ INTERMITTENT = re.compile(
     r"|occasional(?:ly)?|not always)\b",
     re.IGNORECASE,
 )
+NO_REASON = (
+    "a strict xfail with no reason: its XFAIL and XPASS lines in the report name no defect; "
+    "add reason= naming it (an issue, the broken case)"
+)
 
 
 def _true(value: Any) -> bool:
@@ -67,13 +71,20 @@ class XfailNotStrict(Rule):
     does not make xfail strict (`xfail_strict = true`, pytest 9's `strict = true`, or
     `-o xfail_strict=true` in `addopts`). An explicit `strict=False` is flagged whatever the
     configuration says. An xfail whose reason says the failure is intermittent is not (see
-    Known problems).
+    Known problems). A strict xfail (`strict=True`, or any xfail under a configuration that
+    makes them strict) is flagged when it gives no `reason=`.
 
     ## Why is this bad?
     A lenient xfail passes whether the test fails or not. The day the defect it pins is fixed,
     the test turns XPASS, the run stays green, and the note that the code is broken outlives the
     bug. `strict=True` is the point: the fix makes the test fail and forces the marker to be
     removed with it.
+
+    A strict xfail with no reason is the other half: the day the test starts to pass, the run
+    fails on an XPASS that names no defect, and whoever meets it cannot tell which fix made it
+    pass, whether the marker can go, or what it was protecting. The reason is the link from
+    the marker to the defect (an issue number, the broken case in a few words); pytest prints
+    it beside every XFAIL and XPASS.
 
     ## Example
     ```python
@@ -93,7 +104,10 @@ class XfailNotStrict(Rule):
     ## Known problems
     `xfail(run=False)` is not flagged (the test never runs, so it cannot pass). A `strict=`
     given a variable, or `**kwargs`, is taken as deliberate and stays silent. The imperative
-    `pytest.xfail()` is not a marker and is not flagged.
+    `pytest.xfail()` is not a marker and is not flagged. A reason held in a variable counts as
+    given, and so does a condition (`xfail(sys.version_info < (3, 12), ...)`: pytest refuses a
+    boolean condition without a reason, and reports a string condition's text as the reason).
+    A strict xfail that names its defect only in a comment is flagged.
 
     An xfail whose `reason=` says the failure comes and goes (`intermittent`, `flaky`,
     `sometimes`, `random`, `race`, `occasionally`, `not always`, in any case) is not flagged,
@@ -138,17 +152,22 @@ class XfailNotStrict(Rule):
                 yield self.finding(
                     node, "xfail(strict=False) stays green when the defect is fixed: make it strict"
                 )
+            elif (
+                "reason" not in keywords and not node.args and (strict is None or _is_true(strict))
+            ):
+                yield self.finding(node, NO_REASON)
         elif (
             isinstance(node, ast.Attribute)
             and node.attr == "xfail"
-            and not self.strict
             and id(node) not in self.called
             and self.ctx.qualname(node) == "pytest.mark.xfail"
         ):
             yield self.finding(
                 node,
-                "a bare xfail passes when the defect is fixed: use xfail(strict=True) or set "
-                "xfail_strict = true",
+                NO_REASON
+                if self.strict
+                else "a bare xfail passes when the defect is fixed: use xfail(strict=True) or "
+                "set xfail_strict = true",
             )
 
 
@@ -166,3 +185,7 @@ def _says_intermittent(reason: Any) -> bool:
 
 def _is_false(node: Any) -> bool:
     return isinstance(node, ast.Constant) and node.value is False
+
+
+def _is_true(node: Any) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True

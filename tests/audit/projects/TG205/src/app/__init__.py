@@ -1,0 +1,4 @@
+import json
+import os
+
+VERSION = json.dumps(os.sep)
