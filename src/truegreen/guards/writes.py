@@ -52,8 +52,9 @@ def fd_path(dir_fd: int) -> Optional[str]:
     return None
 
 
-def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
-    """The real path a call acts on, or None when it cannot be told."""
+def resolve(path: Any, dir_fd: Optional[int] = None, follow: bool = True) -> Optional[str]:
+    """The real path a call acts on, or None when it cannot be told; ``follow=False`` for a
+    call that acts on a symlink at ``path`` itself (its directory is resolved, not its name)."""
     if isinstance(path, int):
         return None
     text = os.fsdecode(os.fspath(path))
@@ -62,6 +63,10 @@ def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
         if base is None:
             return f"<directory of descriptor {dir_fd}>{os.sep}{text}"
         text = os.path.join(base, text)
+    if not follow:
+        head, tail = os.path.split(text)
+        if tail and tail not in (".", ".."):
+            return os.path.join(os.path.realpath(head or os.curdir), tail)
     return os.path.realpath(text)
 
 
@@ -187,7 +192,7 @@ class Resolver:
         itself rather than on what it points to (``mkdir``, ``unlink``, ``rename``, an
         ``O_CREAT | O_EXCL`` open), whose last component then needs no look."""
         if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
-            return resolve(path, dir_fd)
+            return resolve(path, dir_fd, follow)
         text = path if type(path) is str else os.fsdecode(os.fspath(path))
         cut = text.rfind(_SEP)
         head, tail = text[:cut], text[cut + 1 :]
@@ -202,7 +207,7 @@ class Resolver:
             head, tail = os.path.split(text)
             # ".." after a symlink means the symlink's parent: only realpath knows it
             if not tail or tail in (".", "..") or ".." in head.split(os.sep):
-                return resolve(path)
+                return resolve(path, follow=follow)
             head = os.path.abspath(head)
         if follow and _lexists(text) and os.path.islink(text):
             return resolve(path)
