@@ -87,18 +87,24 @@ def test_python_child_{n}():
     assert subprocess.run([sys.executable, "-c", "pass"]).returncode == 0
 """
 
+# Only the plugins each comparison needs are loaded (``--disable-plugin-autoload``, then
+# ``-p`` for truegreen and pytest-socket), as a user who installed just the one would run:
+# every other installed plugin's start-up and hooks would dilute the ratios.
+ONLY = ["--disable-plugin-autoload"]
+TRUEGREEN = [*ONLY, "-p", "truegreen"]
+PYTEST_SOCKET = [*ONLY, "-p", "socket"]
 CONFIGS = {
-    "plain": ["-p", "no:truegreen", "-p", "no:socket"],
-    "all guards": ["-p", "no:socket"],
+    "plain": [*ONLY],
+    "all guards": [*TRUEGREEN],
     "truegreen network only": [
-        "-p", "no:socket", "--truegreen-tree-guard=off",
+        *TRUEGREEN, "--truegreen-tree-guard=off",
         "--truegreen-set", "hermetic=false", "--truegreen-set", "writes=off",
         "--truegreen-set", "reads=off",
         "--truegreen-set", "network=loopback",
     ],
-    "pytest-socket": ["-p", "no:truegreen", "--disable-socket", "--allow-hosts=127.0.0.1"],
+    "pytest-socket": [*PYTEST_SOCKET, "--disable-socket", "--allow-hosts=127.0.0.1"],
     "pytest-socket + an audit hook": [
-        "-p", "no:truegreen", "-p", "tg_bench_audit_hook",
+        *PYTEST_SOCKET, "-p", "tg_bench_audit_hook",
         "--disable-socket", "--allow-hosts=127.0.0.1",
     ],
 }  # fmt: skip
@@ -136,20 +142,33 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--callgrind", action="store_true", help="also count instructions")
+    parser.add_argument(
+        "--only", action="append", choices=list(CONFIGS), help="run only these configurations"
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="also run all guards with another checkout's src/ in front of PYTHONPATH",
+    )
     args = parser.parse_args()
+    configs = {name: extra for name, extra in CONFIGS.items() if name in (args.only or CONFIGS)}
+    envs = {}
+    if args.baseline:
+        configs["all guards, baseline"] = CONFIGS["all guards"]
+        envs["all guards, baseline"] = {"PYTHONPATH": str(Path(args.baseline).resolve())}
     with tempfile.TemporaryDirectory(prefix="tg-guard-bench-") as tmp:
         root = Path(tmp)
         tests = make_suite(root, args.files)
-        medians = compare(root, CONFIGS, rounds=args.rounds, callgrind=args.callgrind)
-    print(f"tests: {tests}, rounds: {args.rounds} (medians)")
-    print_ratios(
-        medians,
-        [
-            ("all guards", "plain", "<= 1.15"),
-            ("truegreen network only", "pytest-socket", "<= 1.0"),
-            ("pytest-socket + an audit hook", "pytest-socket", "none: the floor of any hook"),
-        ],
-    )
+        medians = compare(root, configs, rounds=args.rounds, callgrind=args.callgrind, envs=envs)
+    print(f"tests: {tests}, rounds: {args.rounds} (medians); plugins: only those named by -p")
+    pairs = [
+        ("all guards", "plain", "<= 1.10 instructions, <= 1.12 CPU"),
+        ("all guards, baseline", "plain", "the same, before"),
+        ("all guards", "all guards, baseline", "after / before"),
+        ("truegreen network only", "pytest-socket", "<= 1.0"),
+        ("pytest-socket + an audit hook", "pytest-socket", "none: the floor of any hook"),
+    ]
+    print_ratios(medians, [p for p in pairs if p[0] in medians and p[1] in medians])
     return 0
 
 

@@ -85,7 +85,13 @@ def instructions(
     return float(found.group(1)) if found else float("nan")
 
 
-def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict[str, float]:
+def run_pytest(
+    root: Path,
+    extra: list[str],
+    *,
+    callgrind: bool = False,
+    env_extra: Optional[Mapping[str, str]] = None,
+) -> dict[str, float]:
     """One pytest run in ``root``: wall and cpu seconds, and instructions under callgrind.
 
     Each run gets a fresh ``--basetemp``: pytest otherwise deletes the oldest of its numbered
@@ -110,29 +116,35 @@ def run_pytest(root: Path, extra: list[str], *, callgrind: bool = False) -> dict
 
 
 def compare(
-    root: Path, configs: dict[str, list[str]], *, rounds: int, callgrind: bool
+    root: Path,
+    configs: dict[str, list[str]],
+    *,
+    rounds: int,
+    callgrind: bool,
+    envs: Optional[Mapping[str, Mapping[str, str]]] = None,
 ) -> dict[str, dict[str, float]]:
     """Run every configuration ``rounds`` times, alternating; medians per configuration.
 
-    With ``callgrind``, each configuration also runs once under callgrind.
+    With ``callgrind``, each configuration also runs once under callgrind. ``envs`` adds
+    variables to some configurations' environment (see :func:`run_pytest`).
     """
     import statistics
 
-    for extra in configs.values():
-        run_pytest(root, extra)  # warm caches, and prove every configuration passes
+    envs = envs or {}
+    for name, extra in configs.items():
+        run_pytest(root, extra, env_extra=envs.get(name))  # warm caches, prove it passes
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
     for _ in range(rounds):
         for name, extra in configs.items():
-            runs[name].append(run_pytest(root, extra))
+            runs[name].append(run_pytest(root, extra, env_extra=envs.get(name)))
     medians = {
         name: {key: statistics.median(r[key] for r in found) for key in ("wall", "cpu")}
         for name, found in runs.items()
     }
     if callgrind:
         for name, extra in configs.items():
-            medians[name]["instructions"] = run_pytest(root, extra, callgrind=True).get(
-                "instructions", float("nan")
-            )
+            counted = run_pytest(root, extra, callgrind=True, env_extra=envs.get(name))
+            medians[name]["instructions"] = counted.get("instructions", float("nan"))
     return medians
 
 

@@ -370,8 +370,8 @@ def test_os_open_with_dir_fd_is_reported_where_it_writes(
     """A name relative to a directory descriptor is resolved through the descriptor, not
     against the working directory (the project).
 
-    Ablation: replace `check("open for writing", path, dir_fd)` with
-    `check("open for writing", path)` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `check("open for writing", path, dir_fd, follow)` with
+    `check("open for writing", path, None, follow)` in `src/truegreen/guards/writes.py`."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     pytester.makepyfile(
         """
@@ -524,6 +524,94 @@ def test_a_directory_turned_into_a_symlink_is_resolved_again(pytester: pytest.Py
     result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path}/through.txt *"])
 
 
+def test_a_write_through_a_symlinked_file_in_a_known_directory_lands_where_it_points(
+    pytester: pytest.Pytester,
+) -> None:
+    """The guard's fast path (a directory it has resolved before, a plain last name) still
+    follows a symlink at the last name for a call that follows it.
+
+    Ablation: replace `not (_lexists(text) and os.path.islink(text))` with `True` in
+    `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        def test_writes_through_a_symlinked_file(tmp_path):
+            (tmp_path / "warm.txt").write_text("x")  # the directory is now remembered
+            os.symlink(Path.cwd() / "target.txt", tmp_path / "link.txt")
+            (tmp_path / "link.txt").write_text("x")
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert (pytester.path / "target.txt").exists()  # premise: the write went through the link
+    result.stdout.fnmatch_lines(
+        [f"  write: did open for writing {pytester.path / 'target.txt'} (under the project*"]
+    )
+
+
+def test_removing_a_symlink_is_a_write_where_the_link_is(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Removing a symlink changes the directory holding it, not what it points to: a link in
+    the project tree pointing outside it is a write into the project.
+
+    Ablation: replace
+    `{"mkdir", "remove", "rename", "rename onto", "rmdir", "rmtree", "symlink", "link"}` with
+    `{"mkdir", "rename", "rename onto", "rmdir", "rmtree", "symlink", "link"}` in
+    `src/truegreen/guards/writes.py`."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    (pytester.path / "link").symlink_to(outside)
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_removes_a_link_in_the_project():
+            os.remove("link")
+        """
+    )
+    result = run(pytester)
+    assert not (pytester.path / "link").is_symlink()  # premise: the link was removed
+    assert outside.exists()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"  write: did remove {pytester.path / 'link'} (under the*"])
+
+
+def test_an_exclusive_create_of_a_symlink_writes_nothing_and_is_no_violation(
+    pytester: pytest.Pytester,
+) -> None:
+    """``O_CREAT | O_EXCL`` fails on an existing symlink wherever it points (filelock's soft
+    lock opens its lock file so): nothing is written through it, so nothing is reported.
+
+    Ablation: replace `flags & _EXCLUSIVE != _EXCLUSIVE and not flags & _NOFOLLOW` with
+    `True` in `src/truegreen/guards/writes.py`."""
+    pytester.makepyfile(
+        """
+        import os
+        from pathlib import Path
+
+        import pytest
+
+        def test_exclusive(tmp_path):
+            os.symlink(Path.cwd() / "target.txt", tmp_path / "link.txt")
+            with pytest.raises(FileExistsError):
+                os.open(tmp_path / "link.txt", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+
+        def test_following(tmp_path):
+            os.symlink(Path.cwd() / "other.txt", tmp_path / "link.txt")
+            os.close(os.open(tmp_path / "link.txt", os.O_WRONLY | os.O_CREAT))
+        """
+    )
+    result = run(pytester, "-rA")
+    assert not (pytester.path / "target.txt").exists()
+    # premise: the same open without O_EXCL writes through the link and is reported
+    result.stdout.fnmatch_lines([f"  write: did open for writing {pytester.path / 'other.txt'} *"])
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["PASSED *::test_exclusive"])
+
+
 def test_removing_a_symlink_to_the_home_is_not_a_write_into_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -531,8 +619,8 @@ def test_removing_a_symlink_to_the_home_is_not_a_write_into_it(
     removing or renaming the link, or the whole venv, leaves the interpreter alone, and is no
     violation; writing through the link still is.
 
-    Ablation: replace `link_itself(path, dir_fd) if operation in _ON_THE_NAME else None` with
-    `None` in `src/truegreen/guards/writes.py`."""
+    Ablation: replace `operation not in _NOT_FOLLOWING` with `True` in
+    `src/truegreen/guards/writes.py`."""
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     interpreter = home / ".pyenv" / "python3"
     interpreter.parent.mkdir()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -106,3 +108,22 @@ def test_outside_a_sealed_test_the_answers_are_untouched_and_uninstall_restores(
     redirect.current = "/sealed/home"
     assert platformdirs.user_data_dir("app") == "/real/home/AppData/Local/app"
     assert "user_data_dir" in FakeWindows.__dict__
+
+
+def test_platformdirs_imported_after_the_redirect_is_patched_as_it_is_imported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The redirect does not import platformdirs itself: a suite that never imports it pays
+    nothing, and one that does finds it patched from its first use."""
+    for name in [n for n in sys.modules if n == "platformdirs" or n.startswith("platformdirs.")]:
+        monkeypatch.delitem(sys.modules, name)
+    redirect = PlatformdirsRedirect("/real/home")
+    assert redirect.install()
+    try:
+        assert "platformdirs" not in sys.modules  # premise: installing did not import it
+        fresh = importlib.import_module("platformdirs")
+        assert fresh is not platformdirs
+        assert redirect._cls is fresh.PlatformDirs
+    finally:
+        redirect.uninstall()
+    assert not any(type(f).__name__ == "_OnImport" for f in sys.meta_path)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -263,10 +266,9 @@ def test_writes_under_a_basetemp_inside_the_checkout_are_not_reported(
 def test_outside_a_checkout_it_says_so_and_stays_out_of_the_way(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: making ``find_checkout`` return ``str(root), ""`` where it returns
-    ``None, f"not a git checkout: {root}"`` fails this test (the header claims a session
-    guard, and the run fails: "could not compare the working tree: git status failed ...").
-    Restored."""
+    """Ablation: replace `os.path.lexists(os.path.join(folder, ".git"))` with `True` in
+    `src/truegreen/plugin/treeguard.py` (the header claims a session guard, and the run fails:
+    "could not compare the working tree: git status failed ...")."""
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))
     pytester.makepyfile(test_leaves=WRITES_NOTES)
     # Premise: git finds no checkout here.
@@ -285,9 +287,9 @@ def test_outside_a_checkout_it_says_so_and_stays_out_of_the_way(
 def test_without_git_it_says_so_and_stays_out_of_the_way(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Ablation: replacing the ``except GitError: return None, "git not found"`` clause of
-    ``find_checkout`` by ``finally: pass`` fails this test (INTERNALERROR at configure:
-    "GitError: could not run git"). Restored."""
+    """Ablation: replace `shutil.which("git", path=env.get("PATH", os.defpath)) is None` with
+    `False` in `src/truegreen/plugin/treeguard.py` (the run fails: "could not compare the
+    working tree: could not run git")."""
     make_repo(pytester, test_leaves=WRITES_NOTES)
     empty = tmp_path / "no-programs"
     empty.mkdir()
@@ -388,3 +390,66 @@ def test_the_ci_step_s_own_manifests_and_metrics_are_not_changes_of_the_tree(
     )  # fmt: skip
     assert "ok   every shard green" in verified.stdout.splitlines(), verified.stdout
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def logging_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``git`` first on PATH that notes its arguments in the returned file, then runs git."""
+    real = shutil.which("git")
+    assert real is not None
+    shims, log = tmp_path / "shims", tmp_path / "git.log"
+    shims.mkdir()
+    shim = shims / "git"
+    shim.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    log.write_text("")
+    return log
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines()
+
+
+@pytest.mark.skipif(
+    not shutil.which("sh") or importlib.util.find_spec("xdist") is None,
+    reason="needs sh and pytest-xdist",
+)
+def test_a_run_starts_git_twice_in_a_checkout_whatever_its_files_and_workers(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The tree guard's whole cost in processes: one `git status` before the run and one
+    after, in the controller; finding the checkout and the xdist workers start none.
+
+    Ablation: replace `checkout is not None and not worker` with `checkout is not None` in
+    `src/truegreen/plugin/treeguard.py`."""
+    files = {f"test_f{n}": f"def test_{n}():\n    pass\n" for n in range(4)}
+    make_repo(pytester, **files)
+    log = logging_git(tmp_path, monkeypatch)
+
+    result = pytester.runpytest_subprocess(*INNER, "-n", "2", "-p", "no:randomly")
+
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["truegreen tree guard: session *"])
+    found = calls(log)
+    assert len(found) == 2, found
+    assert all(" status " in f" {line} " for line in found), found
+
+
+@pytest.mark.skipif(not shutil.which("sh"), reason="needs sh")
+def test_outside_a_checkout_a_run_starts_no_git(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ablation: replace `os.path.lexists(os.path.join(folder, ".git"))` with `True` in
+    `src/truegreen/plugin/treeguard.py`."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    log = logging_git(tmp_path, monkeypatch)
+    # Premise: the shim sees every git this process tree starts.
+    subprocess.run(["git", "--version"], check=True, capture_output=True)
+    assert calls(log) == ["--version"]
+
+    result = pytester.runpytest_subprocess(*INNER, "-p", "no:randomly")
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["truegreen tree guard: off here (not a git checkout: *"])
+    assert calls(log) == ["--version"]

@@ -20,8 +20,14 @@ if TYPE_CHECKING:
 _LABELS = {"home": "the real home", "project": "the project tree"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _RESHAPING = frozenset({"rename", "rename onto", "rmdir", "rmtree", "symlink"})
-# Operations on a name itself: a symlink there is removed or renamed, never what it points to.
-_ON_THE_NAME = frozenset({"remove", "rmdir", "rename", "rename onto"})
+# Calls that act on a symlink at their path, not on what it points to: the link itself is
+# what they write (or they fail), so the last component is not resolved.
+_NOT_FOLLOWING = frozenset(
+    {"mkdir", "remove", "rename", "rename onto", "rmdir", "rmtree", "symlink", "link"}
+)
+# An open that creates exclusively, or refuses a symlink, never writes through one.
+_EXCLUSIVE = os.O_CREAT | os.O_EXCL
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _is_link(path: Any, dir_fd: Optional[int]) -> bool:
@@ -29,23 +35,6 @@ def _is_link(path: Any, dir_fd: Optional[int]) -> bool:
     if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
         return True
     return os.path.islink(path)
-
-
-def link_itself(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
-    """When ``path`` names a symlink, the real path of the link itself (its directory's real
-    path and its name), which removing or renaming it changes; else None. A venv's
-    ``bin/python`` in ``tmp_path`` links to an interpreter under the home (pyenv, uv):
-    removing the venv does not touch the interpreter."""
-    text = os.fsdecode(os.fspath(path))
-    if dir_fd is not None and dir_fd >= 0 and not os.path.isabs(text):
-        base = fd_path(dir_fd)
-        if base is None:
-            return None
-        text = os.path.join(base, text)
-    head, tail = os.path.split(text)
-    if not tail or tail in (".", "..") or not os.path.islink(text):
-        return None
-    return os.path.join(os.path.realpath(head or os.curdir), tail)
 
 
 def fd_path(dir_fd: int) -> Optional[str]:
@@ -63,8 +52,9 @@ def fd_path(dir_fd: int) -> Optional[str]:
     return None
 
 
-def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
-    """The real path a call acts on, or None when it cannot be told."""
+def resolve(path: Any, dir_fd: Optional[int] = None, follow: bool = True) -> Optional[str]:
+    """The real path a call acts on, or None when it cannot be told; ``follow=False`` for a
+    call that acts on a symlink at ``path`` itself (its directory is resolved, not its name)."""
     if isinstance(path, int):
         return None
     text = os.fsdecode(os.fspath(path))
@@ -73,6 +63,10 @@ def resolve(path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
         if base is None:
             return f"<directory of descriptor {dir_fd}>{os.sep}{text}"
         text = os.path.join(base, text)
+    if not follow:
+        head, tail = os.path.split(text)
+        if tail and tail not in (".", ".."):
+            return os.path.join(os.path.realpath(head or os.curdir), tail)
     return os.path.realpath(text)
 
 
@@ -191,19 +185,31 @@ class Resolver:
                 self.linked.add(folder)
         return real
 
-    def __call__(self, path: Any, dir_fd: Optional[int] = None) -> Optional[str]:
+    def __call__(
+        self, path: Any, dir_fd: Optional[int] = None, follow: bool = True
+    ) -> Optional[str]:
+        """The real path a call acts on; ``follow=False`` for a call that acts on a symlink
+        itself rather than on what it points to (``mkdir``, ``unlink``, ``rename``, an
+        ``O_CREAT | O_EXCL`` open), whose last component then needs no look."""
         if isinstance(path, int) or (dir_fd is not None and dir_fd >= 0):
-            return resolve(path, dir_fd)
+            return resolve(path, dir_fd, follow)
         text = path if type(path) is str else os.fsdecode(os.fspath(path))
         cut = text.rfind(_SEP)
         head, tail = text[:cut], text[cut + 1 :]
+        # The fast path: a remembered directory (its key is absolute and normal) and a plain
+        # last name, the usual write into a tmp_path.
+        real = self.directories.get(head) if cut > 0 else None
+        if real is not None and tail not in _DOTS:
+            if not follow or not (_lexists(text) and os.path.islink(text)):
+                return real + _SEP + tail
+            return resolve(path)
         if not _CLEAN(text) or not head:
             head, tail = os.path.split(text)
             # ".." after a symlink means the symlink's parent: only realpath knows it
             if not tail or tail in (".", "..") or ".." in head.split(os.sep):
-                return resolve(path)
+                return resolve(path, follow=follow)
             head = os.path.abspath(head)
-        if _lexists(text) and os.path.islink(text):
+        if follow and _lexists(text) and os.path.islink(text):
             return resolve(path)
         if len(self.directories) >= self.LIMIT:
             self.forget()
@@ -224,6 +230,7 @@ def _clean(text: str) -> bool:
 
 _SEP = os.sep
 _CLEAN = _clean
+_DOTS = ("", ".", "..")
 
 
 def _lexists(path: str) -> bool:
@@ -287,19 +294,33 @@ def listeners(guard: Guard) -> dict[str, Listener]:
     modes = {"home": policy.home_writes, "project": policy.tree_writes, "": policy.tree_writes}
     resolver = Resolver()
     read_check = _read_check(guard)
+    # A real path that neither is nor lies below a protected root leaks nowhere: one
+    # ``startswith`` answers for the usual write (into a tmp_path outside the project).
+    sep = roots.sep
+    below = tuple(r if r.endswith(sep) else r + sep for _, r in roots.protected)
+    exactly = frozenset(r for _, r in roots.protected)
 
-    def check(operation: str, path: Any, dir_fd: Optional[int] = None) -> None:
+    def check(
+        operation: str, path: Any, dir_fd: Optional[int] = None, follow: Optional[bool] = None
+    ) -> None:
         if guard.where is None or isinstance(path, int):
             return
-        if operation in _RESHAPING or (operation == "remove" and _is_link(path, dir_fd)):
+        # Removing a symlink moves only directories remembered through a symlink (none, when
+        # ``linked`` is empty: one remembered as a real directory cannot be unlinked).
+        if operation in _RESHAPING or (
+            operation == "remove" and resolver.linked and _is_link(path, dir_fd)
+        ):
             resolver.forget(path, dir_fd)
-        real = link_itself(path, dir_fd) if operation in _ON_THE_NAME else None
-        real = real or resolver(path, dir_fd)
+        if follow is None:
+            follow = operation not in _NOT_FOLLOWING
+        real = resolver(path, dir_fd, follow)
         if real is None:
             return
         if real.startswith("<"):
             place: Optional[str] = ""
             label = "a directory truegreen cannot resolve"
+        elif not real.startswith(below) and real not in exactly:
+            return
         else:
             place = leaked_into(real, roots)
             label = _LABELS.get(place or "", "")
@@ -325,7 +346,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         path, _mode, flags = args
         dir_fd = _at.__dict__.pop("dir_fd", None)  # the event does not carry os.open's dir_fd
         if flags & _WRITE_FLAGS:
-            check("open for writing", path, dir_fd)
+            follow = flags & _EXCLUSIVE != _EXCLUSIVE and not flags & _NOFOLLOW
+            check("open for writing", path, dir_fd, follow)
             return
         if dir_fd is not None and not isinstance(path, int):
             path = resolve(path, dir_fd) or path

@@ -11,9 +11,11 @@ other result is where the test itself pointed platformdirs (an ``XDG_*`` variabl
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import inspect
 import os
+import sys
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -46,6 +48,7 @@ class PlatformdirsRedirect:
         self.session: Optional[str] = None  # the process seal's home, between tests
         self._saved: dict[str, Any] = {}
         self._cls: Optional[type] = None
+        self._finder: Optional[_OnImport] = None
 
     def rebase(self, value: Union[str, Path], home: str) -> Union[str, Path]:
         """Where ``value`` lands under ``home``: the same path relative to the real home."""
@@ -81,11 +84,26 @@ class PlatformdirsRedirect:
         return property(get, doc=original.__doc__)
 
     def install(self) -> bool:
-        """Patch platformdirs if it is installed; False when it is not."""
+        """Patch platformdirs if it is installed; False when it is not.
+
+        Not imported for this: most suites never import it, and importing it cost every
+        run a few milliseconds at start-up. When it is not imported yet, it is patched as it
+        is first imported (:class:`_OnImport`), before any code can use it.
+        """
+        found = sys.modules.get("platformdirs")
+        if found is not None:
+            self.patch(found)
+            return True
         if importlib.util.find_spec("platformdirs") is None:
             return False
-        import platformdirs
+        self._finder = _OnImport(self)
+        sys.meta_path.insert(0, self._finder)
+        return True
 
+    def patch(self, platformdirs: Any) -> None:
+        """Wrap the ``user_*`` properties of ``platformdirs.PlatformDirs``."""
+        if self._cls is not None:
+            return
         cls = platformdirs.PlatformDirs
         for name in dir(cls):
             attr = inspect.getattr_static(cls, name)
@@ -93,9 +111,11 @@ class PlatformdirsRedirect:
                 self._saved[name] = cls.__dict__.get(name)
                 setattr(cls, name, self._wrap(attr))
         self._cls = cls
-        return True
 
     def uninstall(self) -> None:
+        finder, self._finder = self._finder, None
+        if finder is not None:
+            finder.leave()
         cls, self._cls = self._cls, None
         if cls is None:
             return
@@ -105,3 +125,41 @@ class PlatformdirsRedirect:
             else:
                 setattr(cls, name, original)
         self._saved.clear()
+
+
+class _OnImport:
+    """First on ``sys.meta_path`` until platformdirs is imported: it finds platformdirs' own
+    spec and patches the module as soon as the module has run, then leaves."""
+
+    def __init__(self, redirect: PlatformdirsRedirect) -> None:
+        self.redirect = redirect
+
+    def leave(self) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "platformdirs":
+            return None
+        self.leave()
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if spec is None or loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        spec.loader = _Patching(loader, self.redirect)
+        return spec
+
+
+class _Patching(importlib.abc.Loader):
+    """platformdirs' own loader, then the patch."""
+
+    def __init__(self, loader: Any, redirect: PlatformdirsRedirect) -> None:
+        self.loader = loader
+        self.redirect = redirect
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        self.redirect.patch(module)

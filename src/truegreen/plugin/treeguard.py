@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,18 +34,24 @@ _STATUS = ("status", "--porcelain=v1", "-z", "--untracked-files=all")
 
 
 def find_checkout(root: Path, env: Mapping[str, str]) -> tuple[Optional[str], str]:
-    """The top of the git checkout holding ``root``, or None and the reason there is none."""
-    try:
-        with quiet():
-            done = git(["rev-parse", "--show-toplevel"], str(root), env)
-    except GitError:
+    """The top of the git checkout holding ``root``, or None and the reason there is none.
+
+    Found without starting git, as git looks: the nearest directory at or above ``root``
+    (its real path) holding a ``.git``, never entering one of ``GIT_CEILING_DIRECTORIES``.
+    A run outside a checkout starts no git at all; inside one, the two ``git status`` of
+    the session are the only processes the guard starts.
+    """
+    folder = os.path.realpath(root)
+    ceilings = env.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)
+    stops = {os.path.realpath(c) for c in ceilings if c}
+    while not os.path.lexists(os.path.join(folder, ".git")):
+        parent = os.path.dirname(folder)
+        if parent == folder or parent in stops:
+            return None, f"not a git checkout: {root}"
+        folder = parent
+    if shutil.which("git", path=env.get("PATH", os.defpath)) is None:
         return None, "git not found"
-    if done.ok:
-        return done.text(), ""
-    message = done.complaint()
-    if "not a git repository" in message:
-        return None, f"not a git checkout: {root}"
-    return None, f"git rev-parse failed in {root}: {message}"
+    return folder, ""
 
 
 def fingerprint(path: str) -> str:
