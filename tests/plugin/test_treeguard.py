@@ -435,7 +435,7 @@ def test_a_run_starts_git_twice_in_a_checkout_whatever_its_files_and_workers(
     assert all(" status " in f" {line} " for line in found), found
 
 
-@pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs /bin/sh, the git shim's interpreter")
+@pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs /bin/sh, the shim's interpreter")
 def test_outside_a_checkout_a_run_starts_no_git(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
