@@ -9,8 +9,10 @@ with ``--no-warm`` (a new process a run), the two runs side by side and with ``-
 (``pip install truegreen[bench]``) checking the same single mutation with
 ``mutmut run NAME``, its mutants generated and its stats collected once beforehand.
 Targets: <= 1.3x the plain run per claim; <= 0.5x per claim warm, over many claims.
+``--pair-rounds N`` then runs the plain run and the warm claim alone, alternating, N times
+(``--rounds 0`` skips everything else): the per-round ratio moves a lot on a shared machine.
 
-    python bench/ablation_cost.py [--rounds 5]
+    python bench/ablation_cost.py [--rounds 5] [--pair-rounds 15]
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ def mutmut() -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    alone = "alternating rounds of the plain run and the warm claim alone"
+    parser.add_argument("--pair-rounds", type=int, default=0, help=alone)
     args = parser.parse_args()
     test = f"tests/test_gates.py::test_gate_{CLAIMED}_refuses_small_values"
     python = [sys.executable]
@@ -81,7 +85,10 @@ def main() -> int:
         "20 records, --no-warm -j 2": [*records, "--no-warm", "-j", "2"],
         "20 records, warm -j 2": [*records, "--warm", "-j", "2"],
     }
-    if mutmut():
+    pair = {name: configs[name] for name in ("plain pytest, one test", "ablate one claim, warm")}
+    if not args.rounds:
+        configs = pair
+    if mutmut() and args.rounds:
         configs["mutmut run, one mutant"] = [*mutmut(), "run", MUTMUT_NAME]
     else:
         print("mutmut is not installed (pip install truegreen[bench]): not compared")
@@ -89,13 +96,25 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="tg-ablate-bench-") as tmp:
         root = Path(tmp)
         make_project(root)
-        if mutmut():
+        if "mutmut run, one mutant" in configs:
             timed([*mutmut(), "run"], root)  # generate every mutant and collect the stats
         for argv in configs.values():
             timed(argv, root)  # warm, and prove each passes
         for _ in range(args.rounds):
             for name, argv in configs.items():
                 results[name].append(timed(argv, root))
+        paired: dict[str, list[float]] = {name: [] for name in pair}
+        for _ in range(args.pair_rounds):
+            for name, argv in pair.items():
+                paired[name].append(timed(argv, root)[1])
+    if args.pair_rounds:
+        plain, warm = paired.values()
+        each = sorted(w / p for p, w in zip(plain, warm))
+        print(f"plain run and warm claim alone, {args.pair_rounds} rounds: cpu "
+              f"{statistics.median(warm) / statistics.median(plain):.3f} (medians; per round "
+              f"{each[0]:.2f}-{each[-1]:.2f}; target <= 1.3)")  # fmt: skip
+    if not args.rounds:
+        return 0
     wall = {n: statistics.median(w for w, _ in r) for n, r in results.items()}
     cpu = {n: statistics.median(c for _, c in r) for n, r in results.items()}
     print(f"rounds: {args.rounds} (medians)")

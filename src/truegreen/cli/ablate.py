@@ -45,7 +45,6 @@ from truegreen.core.snippets import (
 )
 from truegreen.runner import forkserver
 from truegreen.runner.ablation import Ablator, Outcome, Runner
-from truegreen.runner.changes import changed_files
 
 EXAMPLE = """\
   truegreen ablate src/app/config.py --delete "if raw is None: return None" \\
@@ -203,6 +202,8 @@ def collect(paths: list[Path], changed_since: Optional[str]) -> Found:
         found.prose += prose
         found.stray += stray
     if changed_since:
+        from truegreen.runner.changes import changed_files  # git's module: only for this
+
         # a record whose target was deleted stays in, to be reported stale
         real = changed_files(cwd, changed_since, who="truegreen ablate", flag="--changed-since",
                              deleted=True)  # fmt: skip

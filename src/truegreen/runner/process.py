@@ -19,14 +19,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from truegreen.core import protocol
 from truegreen.core.errors import DataError, UsageError
-from truegreen.core.metrics import read_dir
-from truegreen.core.outcomes import Outcomes
 from truegreen.runner.forkclient import ForkServer, start_pytest
 from truegreen.runner.procs import Child, InFlight, wait_until
+
+if TYPE_CHECKING:  # the event streams' modules: imported by the runs that read them
+    from truegreen.core.outcomes import Outcomes
 
 Progress = Callable[[str], None]
 
@@ -196,6 +197,9 @@ class PytestProcess:
         With ``workers``, under ``pytest -n WORKERS``. With ``private`` the run's output may
         hold the values of variables: it is discarded, and an error names no line of it.
         """
+        from truegreen.core.metrics import read_dir
+        from truegreen.core.outcomes import Outcomes
+
         scratch = Path(tempfile.mkdtemp(prefix="truegreen-run-"))
         try:
             metrics = scratch / "metrics"

@@ -21,7 +21,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Optional, Protocol
 
-from truegreen.core.config import ENV_PREFIX
 from truegreen.core.protocol import REAL_HOME_VAR
 from truegreen.guards.mutant import MUTANT_VAR
 from truegreen.guards.procfs import descendants, table
@@ -43,6 +42,8 @@ def sealed_environment(
     truegreen's own settings (``TRUEGREEN_*``) are the same inside the seal as outside it, and
     an ablated run's mutant (``MUTANT_VAR``) goes in too, so ablation reaches the pytest that
     ``truegreen run`` starts."""
+    from truegreen.core.config import ENV_PREFIX  # here: the settings' parser is not light
+
     env = {name: environ[name] for name in (*ALLOWED, *keep) if name in environ}
     env.update({n: v for n, v in environ.items() if n.startswith(ENV_PREFIX) or n == MUTANT_VAR})
     env.update(
