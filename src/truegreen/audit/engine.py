@@ -18,9 +18,12 @@ def check_source(
     relpath: str,
     source: str,
     rules: Sequence[type[Rule]],
+    tree: Optional[ast.Module] = None,
 ) -> list[Finding]:
-    """Every finding of ``rules`` in one file's text (a syntax error raises SyntaxError)."""
-    tree = ast.parse(source, filename=str(path))
+    """Every finding of ``rules`` in one file's text (a syntax error raises SyntaxError);
+    ``tree``, when given, is that text already parsed."""
+    if tree is None:
+        tree = ast.parse(source, filename=str(path))
     ctx = FileContext(project, path, relpath, source, tree)
     active = [rule(ctx) for rule in rules if ctx.kind in rule.kinds and rule.wants(source)]
     findings: list[Finding] = []

@@ -108,7 +108,8 @@ def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> lis
     wanted = [rule for rule in rules if rule.code != "TG000"]
     try:
         source = read_source(path.read_bytes())
-        findings = check_source(project, path, relpath, source, wanted)
+        tree = ast.parse(source, filename=str(path))
+        findings = check_source(project, path, relpath, source, wanted, tree)
     except SyntaxError as exc:  # a bad coding cookie is one too
         where = (exc.lineno or 1, exc.offset or 1)
         failure = _syntax_error(relpath, *where, exc.msg)
@@ -121,17 +122,17 @@ def check_file(project: Project, path: Path, rules: Sequence[type[Rule]]) -> lis
     except OSError as exc:  # a dangling symbolic link, a file the walk found but cannot open
         failure = _syntax_error(relpath, 1, 1, f"the file cannot be read: {unreadable(path, exc)}")
     else:
-        return _unsuppressed(source, findings)
+        return _unsuppressed(source, findings, tree)
     return [failure] if len(wanted) < len(rules) else []
 
 
-def _unsuppressed(source: str, findings: list[Finding]) -> list[Finding]:
+def _unsuppressed(source: str, findings: list[Finding], tree: ast.Module) -> list[Finding]:
     if not findings or not suppressions.may_suppress(source):
         return findings
     marked = suppressions.marked_lines(source)
     if not marked:
         return findings
-    ends = suppressions.statement_ends(ast.parse(source))
+    ends = suppressions.statement_ends(tree)  # the file's own tree: no second parse
     # where a suppression of each finding may sit: its line, its statement's first and last
     if marked.isdisjoint(n for f in findings for n in (f.line, *ends.get(f.line, ()))):
         return findings  # no comment to read: the tokenizer is the dearest part

@@ -98,3 +98,17 @@ def test_text_shown_rather_than_run_is_not_a_command(tmp_path: Path) -> None:
     assert flagged(source.format("run"), tmp_path) == [2]  # premise
     assert flagged(source.format("print"), tmp_path) == []
     assert flagged(source.format("log.info"), tmp_path) == []
+
+
+def test_lines_are_numbered_as_the_parser_numbers_them(tmp_path: Path) -> None:
+    """The look for `init` before reading a node numbers lines as the parser does: a file
+    with carriage-return line ends, or a form feed that str.splitlines would count as a
+    line end, still has its git init found.
+
+    Ablation: replace `text.replace("\\r\\n", "\\n").replace("\\r", "\\n")` with `text` in
+    `src/truegreen/audit/rules/git_init_without_branch.py`."""
+    source = INIT.format("")
+    assert flagged(source, tmp_path) == [5]  # premise
+    assert flagged(source.replace("\n", "\r"), tmp_path) == [5]
+    assert flagged(source.replace("\n", "\r\n"), tmp_path) == [5]
+    assert flagged("\x0c" + source, tmp_path) == [5]

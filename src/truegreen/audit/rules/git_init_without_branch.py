@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from truegreen.audit.base import Finding, Rule
@@ -92,6 +93,11 @@ class GitInitWithoutBranch(Rule):
     def begin(self) -> Iterator[Finding]:
         parts = self.ctx.relpath.split("/")[:-1]
         self.active = self.ctx.kind != "source" or any(p in TEST_DIRS for p in parts)
+        # the lines that mention init, numbered as the parser numbers them (\r\n, \r, \n)
+        text = self.ctx.source
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self.init_lines = [n for n, line in enumerate(text.split("\n"), 1) if "init" in line]
         # functions whose text sets the default branch: their own git init, and a helper of
         # theirs called to init, name the branch
         self.pinning: set[str] = set()
@@ -117,6 +123,10 @@ class GitInitWithoutBranch(Rule):
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if not self.active:
+            return
+        # the subcommand is a word of a string written inside the node: most nodes hold none
+        at = bisect_left(self.init_lines, node.lineno)  # type: ignore[attr-defined]
+        if at == len(self.init_lines) or self.init_lines[at] > node.end_lineno:  # type: ignore[attr-defined]
             return
         for where, command in commands(node):
             if (

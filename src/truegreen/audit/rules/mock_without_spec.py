@@ -74,11 +74,14 @@ class MockWithoutSpec(Rule):
 
     def begin(self) -> Iterator[Finding]:
         self._signatures: dict[str, Optional[Signature]] = {}
+        # a mock made in this file names its class in the text (as called, or in an import)
+        self._mocks = any(kind in self.ctx.source for kind in _KINDS)
         return iter(())
 
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if isinstance(node, ast.AnnAssign):
-            yield from self._annotated(node)
+            if self._mocks:
+                yield from self._annotated(node)
             return
         assert isinstance(node, ast.Call)
         callee = self.ctx.qualname(node.func)
@@ -86,6 +89,8 @@ class MockWithoutSpec(Rule):
             return
         if callee in patches.BY_STRING or callee in patches.BY_OBJECT:
             yield from self._patch(node, callee)
+        elif not self._mocks:
+            return  # the rest are mocks made by a call here, and the file makes none
         elif callee in patches.MONKEYPATCH:
             yield from self._monkeypatch(node)
         elif self.ctx.project.owns(callee):
@@ -121,6 +126,9 @@ class MockWithoutSpec(Rule):
             yield self.finding(value, _message(cls))
 
     def _arguments(self, node: ast.Call, callee: str) -> Iterator[Finding]:
+        given = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+        if not any(self._specless(a, follow=True) for a in given):
+            return  # no mock among the arguments: the callee's signature is not needed
         parameters = self._parameters(callee)
         if parameters is None:
             return
@@ -170,16 +178,17 @@ class MockWithoutSpec(Rule):
         function = self.ctx.function
         if function is None:
             return []
-        return [
-            node.value
-            for node in ast.walk(function)
-            if isinstance(node, (ast.Assign, ast.AnnAssign))
-            and node.value is not None
-            and any(
-                isinstance(t, ast.Name) and t.id == name
-                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            )
-        ]
+        # what each name of the function is assigned, read once per function
+        index: dict[int, dict[str, list[ast.expr]]] = self.__dict__.setdefault("_index", {})
+        found = index.get(id(function))
+        if found is None:
+            found = index[id(function)] = {}
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for target in {t.id for t in targets if isinstance(t, ast.Name)}:
+                        found.setdefault(target, []).append(node.value)
+        return found.get(name, [])
 
     def _project_class(self, owner: str, name: str) -> Optional[str]:
         """``module.Class`` where ``owner.name`` is defined, when that is a project class."""

@@ -78,6 +78,11 @@ class SkipOnWhich(Rule):
     calls = frozenset({"skipif", "skipIf", "skipUnless"})
     triggers = ("which",)
 
+    @classmethod
+    def wants(cls, source: str) -> bool:
+        # a call that resolves to shutil.which names shutil somewhere in the file's text
+        return "which" in source and "shutil" in source
+
     def visit(self, node: ast.AST) -> Iterator[Finding]:
         if isinstance(node, ast.Call):
             yield from self._decorator(node)
@@ -189,12 +194,19 @@ class SkipOnWhich(Rule):
 
     def _values(self, name: str) -> list[ast.expr]:
         """What ``name`` is assigned in the enclosing function and at module level."""
-        scopes: list[ast.AST] = [self.ctx.tree]
+        values = list(self._assigned(self.ctx.tree).get(name, ()))
         function = self.ctx.function
         if function is not None:
-            scopes.append(function)
-        values: list[ast.expr] = []
-        for scope in scopes:
+            values.extend(self._assigned(function).get(name, ()))
+        return values
+
+    def _assigned(self, scope: ast.AST) -> dict[str, list[ast.expr]]:
+        """The values each name is assigned in a scope, in source order: read once per scope
+        (a gate that reads several names would otherwise walk the module for each)."""
+        index: dict[int, dict[str, list[ast.expr]]] = self.__dict__.setdefault("_index", {})
+        found = index.get(id(scope))
+        if found is None:
+            found = index[id(scope)] = {}
             for statement in _statements(scope):
                 if isinstance(statement, ast.Assign):
                     targets: list[ast.expr] = statement.targets
@@ -202,11 +214,10 @@ class SkipOnWhich(Rule):
                     targets = [statement.target]
                 else:
                     continue
-                if statement.value is not None and any(
-                    isinstance(t, ast.Name) and t.id == name for t in targets
-                ):
-                    values.append(statement.value)
-        return values
+                if statement.value is not None:
+                    for name in {t.id for t in targets if isinstance(t, ast.Name)}:
+                        found.setdefault(name, []).append(statement.value)
+        return found
 
     def _returns(self, name: str) -> list[ast.expr]:
         """What a module-level function of this file named ``name`` returns."""
