@@ -154,22 +154,27 @@ def _falsy_assert(node: ast.Assert) -> bool:
     )
 
 
-def asserts_a_falsy_result(source: str, line: int) -> bool:
-    """Whether the function defined at ``line`` of ``source`` asserts that a call's result
-    is falsy: ``assert not f(x)``, ``assert f(x) is None`` or ``assert f(x) is False`` (a
-    negative test of an early-out ``return``)."""
+def falsy_tests(source: str) -> frozenset[int]:
+    """The first lines (``def`` and decorators) of the functions of ``source`` that assert a
+    call's result is falsy: ``assert not f(x)``, ``assert f(x) is None`` or ``assert f(x) is
+    False`` (negative tests of an early-out ``return``)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return False
+        return frozenset()
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    lines: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, kinds) and line in (
-            node.lineno,
-            *(d.lineno for d in node.decorator_list),
+        if isinstance(node, kinds) and any(
+            isinstance(n, ast.Assert) and _falsy_assert(n) for n in ast.walk(node)
         ):
-            return any(isinstance(n, ast.Assert) and _falsy_assert(n) for n in ast.walk(node))
-    return False
+            lines.update((node.lineno, *(d.lineno for d in node.decorator_list)))
+    return frozenset(lines)
+
+
+def asserts_a_falsy_result(source: str, line: int) -> bool:
+    """Whether the function defined at ``line`` of ``source`` asserts a falsy call result."""
+    return line in falsy_tests(source)
 
 
 def _early_out(node: ast.AST) -> bool:

@@ -33,8 +33,8 @@ from truegreen.core.discovery import (
     PROJECT,
     STDLIB,
     TEST,
-    asserts_a_falsy_result,
     early_returns,
+    falsy_tests,
     is_test_path,
 )
 
@@ -87,7 +87,7 @@ class Tracer:
         self.method = ""  # how the last test call was traced
         # A test that asserts a falsy result (`assert not f(x)`, `assert f(x) is None`): the
         # early-out returns (`if ...: return None`) of the project it took, with what value
-        self.falsy: dict[str, bool] = {}  # "path::function" -> whether it asserts one
+        self.falsy: dict[str, frozenset[int]] = {}  # test file -> its such tests' lines
         self.returns: dict[str, frozenset[int]] = {}  # project file -> its early-out lines
         self.took: list[tuple[str, int]] = []
         prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
@@ -193,14 +193,14 @@ class Tracer:
         code = getattr(function, "__code__", None)
         if code is None:
             return False
-        key = f"{code.co_filename}::{code.co_firstlineno}"
-        if key not in self.falsy:
+        lines = self.falsy.get(code.co_filename)
+        if lines is None:  # each test file parsed once
             try:
                 source = Path(code.co_filename).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 source = ""
-            self.falsy[key] = asserts_a_falsy_result(source, code.co_firstlineno)
-        return self.falsy[key]
+            lines = self.falsy[code.co_filename] = falsy_tests(source)
+        return code.co_firstlineno in lines
 
     def _early_outs(self, filename: str) -> frozenset[int]:
         found = self.returns.get(filename)
