@@ -216,3 +216,71 @@ def test_no_batch_runs_each_claim_alone_with_the_same_verdicts(
     verdicts = [(c["snippet"], c["verdict"]) for c in json.loads(alone.out)["claims"]]
     assert verdicts == [(c["snippet"], c["verdict"]) for c in json.loads(batched.out)["claims"]]
     assert verdicts == [('raise ValueError("negative")', "killed"), ("level > 9", "killed")]
+
+
+EARLY_APP = """\
+def find(table, key):
+    if key not in table:
+        return None
+    return table[key]
+
+
+def lookup(name):
+    if not name:
+        return None
+    return name.strip() or None
+"""
+
+EARLY_TESTS = """\
+from app.core import find, lookup
+
+
+def test_a_missing_key_is_none():
+    assert find({"a": 1}, "b") is None
+
+
+def test_a_blank_name_is_nothing():
+    assert not lookup("")
+
+
+def test_a_key_is_found():
+    assert find({"a": 1}, "a") == 1
+
+
+def test_a_missing_key_is_not_one():
+    assert find({"a": 1}, "b") != 1
+"""
+
+
+def test_an_early_return_a_falsy_assertion_took_is_a_claim(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A test asserting a falsy result gets the early-out return it took as a claim: its
+    guard made False. Without `if key not in table: return None` the lookup raises, and the
+    test fails; without `if not name: return None`, `"".strip() or None` is None all the
+    same, and the test survives, named with the line it should see. A test that takes the
+    same early-out but asserts no falsy result is not a negative test: no claim.
+
+    Ablation: replace `falsy and kind(filename) == PROJECT` with `False` in
+    `src/truegreen/plugin/discovery.py`.
+
+    Ablation: replace `falsy and kind(filename) == PROJECT` with `kind(filename) == PROJECT`
+    in `src/truegreen/plugin/discovery.py`."""
+    (project / "app" / "core.py").write_text(EARLY_APP)
+    (project / "tests" / "test_core.py").write_text(EARLY_TESTS)
+    status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["passed"] == 4  # premise: every test ran and passed
+    claims = [(c["test"].split("::")[1], c["snippet"], c["new"], c["line"], c["raise"],
+               c["verdict"]) for c in document["claims"]]  # fmt: skip
+    assert claims == [
+        ("test_a_missing_key_is_none", "key not in table", "False", "app/core.py:3",
+         "return None", "killed"),
+        ("test_a_blank_name_is_nothing", "not name", "False", "app/core.py:9", "return None",
+         "survived"),
+    ]  # fmt: skip
+    assert document["negative_tests"] == [
+        "tests/test_core.py::test_a_blank_name_is_nothing",
+        "tests/test_core.py::test_a_missing_key_is_none",
+    ]
+    assert status == 1

@@ -44,13 +44,13 @@ def test_the_demo_runs_as_a_real_command_and_every_section_behaves(tmp_path: Pat
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    headings = [line.split(":")[0] for line in lines if re.match(r"\[\d+/10\] ", line)]
-    assert headings == [f"[{i}/10] {name}" for i, name in enumerate(NAMES, 1)]
-    assert sum(line.startswith("   -> proved: ") for line in lines) == 10
+    headings = [line.split(":")[0] for line in lines if re.match(r"\[\d+/11\] ", line)]
+    assert headings == [f"[{i}/11] {name}" for i, name in enumerate(NAMES, 1)]
+    assert sum(line.startswith("   -> proved: ") for line in lines) == 11
     closing = [line for line in lines if line.startswith("truegreen demo: all ")]
     assert len(closing) == 1
     assert re.fullmatch(
-        r"truegreen demo: all 10 sections behaved as promised \(\d+\.\ds\)\.", closing[0]
+        r"truegreen demo: all 11 sections behaved as promised \(\d+\.\ds\)\.", closing[0]
     )
     assert f"its tests run in: {install_command()}" in done.stdout
     assert list(cwd.iterdir()) == []  # the demo writes only into its own temporary directory
@@ -129,6 +129,32 @@ def test_the_ablate_section_kills_one_record_and_one_survives(
         ("killed", "test_a_name_on_two_lines_is_refused"),
         ("survived", "test_an_empty_name_is_refused"),
     ]  # fmt: skip
+
+
+def test_the_discover_section_kills_one_unrecorded_test_and_names_the_survivors_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, lines = _play(capsys, "discover")
+    shown = [line.strip() for line in _block(lines, "discover")]
+    assert status == 0, "\n".join(lines)
+    assert shown[1] == "$ truegreen ablate --discover unrecorded"
+    rows = [line.split()[:2] for line in shown if re.match(r"unrecorded/\S+\w ", line)]
+    assert rows == [
+        ["unrecorded/test_refusals.py::test_a_tab_is_refused", "killed"],
+        ["unrecorded/test_refusals.py::test_a_missing_name_is_refused", "survived"],
+    ]
+    gate = 'raise ValueError("no name")'
+    copy_sample(tmp_path / "greeter")
+    source = (tmp_path / "greeter" / "greeter.py").read_text(encoding="utf-8")
+    line = [n for n, text in enumerate(source.splitlines(), 1) if text.strip() == gate]
+    assert (
+        "unrecorded/test_refusals.py::test_a_missing_name_is_refused: should fail without "
+        f"greeter.py:{line[0]} `{gate}` (replace `not name` with `False`)"
+    ) in shown
+    closing = "2 negative tests (of 2 passing), 2 claims derived: 1 killed, 1 survived, 0 "
+    assert [line for line in shown if line.startswith("2 negative tests")] == [
+        closing + "caught exceptions with no claim"
+    ]
 
 
 def test_the_leaks_section_names_the_variable(capsys: pytest.CaptureFixture[str]) -> None:
@@ -215,7 +241,8 @@ def test_list_names_every_section_in_order(capsys: pytest.CaptureFixture[str]) -
     ("words", "message"),
     [
         (["nope"], "truegreen: error: truegreen demo: expected sections among hermetic, "
-                   "guards, hints, audit, ablate, leaks, flakes, run, shards, diff (got 'nope'); "
+                   "guards, hints, audit, ablate, discover, leaks, flakes, run, shards, diff (got "
+                   "'nope'); "
                    "truegreen demo --list describes them"),
         (["--list", "guards"], "truegreen: error: truegreen demo --list takes no SECTION "
                                "(got 'guards')"),
@@ -259,6 +286,7 @@ def test_the_sample_ships_inside_the_package(tmp_path: Path) -> None:
         "tests/test_farewell.py",
         "tests/test_greeter.py",
         "tests/test_nicknames.py",
+        "unrecorded/test_refusals.py",
     ]  # fmt: skip
 
 

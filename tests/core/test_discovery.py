@@ -10,14 +10,18 @@ import pytest
 from truegreen.core.claims import Claim, read_records
 from truegreen.core.discovery import (
     DEPENDENCY,
+    EARLY_RETURN,
     PROJECT,
     STDLIB,
     TEST,
     Caught,
+    Derived,
     Frame,
     NotWritten,
     add_records,
+    asserts_a_falsy_result,
     derive,
+    early_returns,
     is_test_path,
     switched,
 )
@@ -162,6 +166,92 @@ def test_an_exception_of_the_test_itself_gives_no_claim() -> None:
     assert found.why == (
         "ValueError raised in the test's own code or by a builtin it called (tests/test_x.py:4)"
     )
+
+
+EARLY = """\
+def find(table, key):
+    if key not in table:
+        return None
+    return table[key]
+
+
+def pick(table, key):
+    if key in table:
+        return table[key]
+    else:
+        return None
+
+
+def first(items):
+    for item in items:
+        if item:
+            return item
+"""
+
+
+def test_an_early_out_return_is_only_the_return_of_an_if_with_no_else() -> None:
+    """`if ...: return` with no `else` is an early-out; the returns of an `if`/`else` are
+    the function's two answers, not an early-out.
+
+    Ablation: replace `not node.orelse` with `True` in `src/truegreen/core/discovery.py`."""
+    assert "    else:\n        return None" in EARLY  # premise: pick's if has an else
+    assert sorted(early_returns(EARLY)) == [3, 17]
+
+
+def _took(line: int, source: str = EARLY) -> Derived:
+    caught = Caught(
+        "tests/test_x.py::test_x", EARLY_RETURN, (Frame("/p/app/core.py", line, PROJECT),)
+    )
+    return derive(caught, lambda wanted: source, ROOT)
+
+
+def test_an_early_return_taken_makes_its_guard_false() -> None:
+    found = _took(3)
+    assert found.claim == Claim(
+        "tests/test_x.py::test_x", "app/core.py", "key not in table", "False", 0
+    )
+    assert (found.where, found.raise_text) == ("app/core.py:3", "return None")
+
+
+def test_a_return_that_is_not_an_early_out_gives_no_claim() -> None:
+    """Ablation: replace `parent is None or not _early_out(parent)` with `parent is None` in
+    `src/truegreen/core/discovery.py`."""
+    assert 11 not in early_returns(EARLY)  # premise: pick's `return None` is in an else
+    found = _took(11)
+    assert found.claim is None
+    assert found.why == "app/core.py:11 is not an early-out return `return None`"
+
+
+FALSY = """\
+def test_none():
+    assert find({}, "a") is None
+
+
+def test_not():
+    assert not lookup("")
+
+
+@decorated
+def test_false():
+    assert check(1) is False
+
+
+def test_equal():
+    assert find({"a": 1}, "a") == 1
+
+
+def test_not_a_name():
+    found = find({}, "a")
+    assert not found
+"""
+
+
+def test_a_test_asserting_a_falsy_call_result_is_found_and_no_other() -> None:
+    """Ablation: replace `isinstance(test.operand, ast.Call)` with `True` in
+    `src/truegreen/core/discovery.py`."""
+    assert "assert not found" in FALSY  # premise: a `not` of a name, not of a call
+    found = [line for line in (1, 5, 9, 14, 18) if asserts_a_falsy_result(FALSY, line)]
+    assert found == [1, 5, 9]
 
 
 def test_test_paths() -> None:

@@ -163,3 +163,27 @@ def test_the_diff_promise_needs_the_new_program_and_the_gate() -> None:
         "`failed on: new-programs (1)`, exit status 1; `pytest` exited 0 without it",
     )
     assert judges.diff([green, _ran("1 failed in 0.5s", 1), _ran(DIFF, 1)]).ok is False
+
+
+DISCOVER = """\
+test                                                         verdict   seconds  claim
+unrecorded/test_refusals.py::test_a_tab_is_refused           killed        0.1  replace `a` with `False` in greeter.py
+unrecorded/test_refusals.py::test_a_missing_name_is_refused  survived      0.0  replace `b` with `False` in greeter.py
+1 negative tests stay green without the raise they caught or the early return they took (they check nothing specific):
+  unrecorded/test_refusals.py::test_a_missing_name_is_refused: should fail without greeter.py:{line} `raise ValueError("no name")` (replace `b` with `False`)
+2 negative tests (of 2 passing), 2 claims derived: 1 killed, 1 survived, 0 caught exceptions with no claim
+"""  # noqa: E501
+
+
+def test_the_discover_promise_fails_when_the_survivor_is_named_with_another_line() -> None:
+    """The line the report names is checked against the sample's source, not taken on trust.
+
+    Ablation: replace `int(named[0].group(1)) == sample_line("greeter.py", _GATE)` with `True`
+    in `src/truegreen/demo/judges.py`.
+    """
+    line = judges.sample_line("greeter.py", 'raise ValueError("no name")')
+    assert line > 0
+    assert judges.discover([_ran(DISCOVER.format(line=line))]).ok is True  # premise
+    shown = judges.discover([_ran(DISCOVER.format(line=line + 1))])
+    assert shown.ok is False
+    assert 'named with the line of `raise ValueError("no name")`' in shown.verdict

@@ -28,7 +28,8 @@ INTRO = """\
 truegreen demo: one small project, greeter, through every feature of truegreen.
 greeter.py greets by name, reads GREETER_STYLE and keeps a history in ~/.cache/greeter;
 tests/ holds its 8 tests (green on a clean machine), caught/ the tests truegreen catches,
-changed/ a test that a dependency's upgrade changes without failing it.
+changed/ a test that a dependency's upgrade changes without failing it, unrecorded/ two
+negative tests nobody wrote an ablation record for.
 Each section runs in a copy of the project of its own, with a temporary home, and prints
 the commands it ran: run them yourself in the copies truegreen demo --keep leaves."""
 
@@ -66,11 +67,12 @@ def add_parser(verbs: Any) -> None:
         summary="show every feature on an embedded sample project",
         description="Copy a small sample project into a temporary directory and show, section "
         "by section, what truegreen does to it: the hermetic environment, the guards, failure "
-        "hints, the audit, ablation, leaks, flakes, the sealed runner with metrics, and "
-        "verified shards. Each section prints the commands it ran, the lines that matter and "
-        "what it proved. Nothing outside the temporary directory is read or written, and the "
-        "only connection is to the demo's own listener on 127.0.0.1. Exit 0 when every "
-        "section behaved as promised, 1 when one did not.",
+        "hints, the audit, ablation (by records and by discovery), leaks, flakes, the sealed "
+        "runner with metrics, verified shards and a diff of two runs. Each section prints the "
+        "commands it ran, the lines that matter and what it proved. Nothing outside the "
+        "temporary directory is read or written, and the only connection is to the demo's own "
+        "listener on 127.0.0.1. Exit 0 when every section behaved as promised, 1 when one did "
+        "not.",
         example=EXAMPLE,
     )
     parser.add_argument("sections", nargs="*", metavar="SECTION",

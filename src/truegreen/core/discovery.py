@@ -33,6 +33,8 @@ from truegreen.core.claims import Claim, read_records
 from truegreen.core.snippets import SnippetError, find_expressions, find_statements, offsets
 
 PROJECT = "project"
+# The "exception type" of an early-out return a test took: `if ...: return None`
+EARLY_RETURN = "early return"
 TEST = "test"
 STDLIB = "stdlib"
 DEPENDENCY = "dependency"
@@ -137,6 +139,64 @@ def _relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
+def _falsy_assert(node: ast.Assert) -> bool:
+    """``assert not f(x)``, ``assert f(x) is None``, ``assert f(x) is False``."""
+    test = node.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Call)
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Call)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value in (None, False)
+    )
+
+
+def falsy_tests(source: str) -> frozenset[int]:
+    """The first lines (``def`` and decorators) of the functions of ``source`` that assert a
+    call's result is falsy: ``assert not f(x)``, ``assert f(x) is None`` or ``assert f(x) is
+    False`` (negative tests of an early-out ``return``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, kinds) and any(
+            isinstance(n, ast.Assert) and _falsy_assert(n) for n in ast.walk(node)
+        ):
+            lines.update((node.lineno, *(d.lineno for d in node.decorator_list)))
+    return frozenset(lines)
+
+
+def asserts_a_falsy_result(source: str, line: int) -> bool:
+    """Whether the function defined at ``line`` of ``source`` asserts a falsy call result."""
+    return line in falsy_tests(source)
+
+
+def _early_out(node: ast.AST) -> bool:
+    """An ``if`` with no ``else`` whose body is one ``return`` (an early-out)."""
+    return (
+        isinstance(node, ast.If)
+        and not node.orelse
+        and len(node.body) == 1
+        and isinstance(node.body[0], ast.Return)
+    )
+
+
+def early_returns(source: str) -> frozenset[int]:
+    """The lines of ``source``'s early-out returns: the ``return`` of an ``if ...: return
+    ...`` with no ``else``."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(n.body[0].lineno for n in ast.walk(tree) if _early_out(n))  # type: ignore[attr-defined]
+
+
 @functools.lru_cache(maxsize=8)
 def _tree(source: str) -> ast.Module:
     """A file's tree, parsed once for the many exceptions caught in it (never changed)."""
@@ -174,6 +234,8 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
         return Derived(caught, None, f"{where}: the file does not parse", where)
     statement = _statement_at(tree, inner.line)
     text = squash(ast.get_source_segment(source, statement) or "") if statement else ""
+    if caught.type == EARLY_RETURN:
+        return _early_return(caught, tree, source, statement, path, where, text)
     if not isinstance(statement, ast.Raise):
         shown = text if len(text) <= 60 else text[:57] + "..."
         return Derived(caught, None,
@@ -205,6 +267,33 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
                          else f"`{text}` cannot be quoted")  # fmt: skip
     why = f"no exactly-once anchor at {where}: " + "; ".join(tried)
     return Derived(caught, None, why, where, text)
+
+
+def _early_return(
+    caught: Caught,
+    tree: ast.Module,
+    source: str,
+    statement: Optional[ast.stmt],
+    path: str,
+    where: str,
+    text: str,
+) -> Derived:
+    """The claim of an early-out return a test took: its guard made False, so the function
+    goes on past it (the ``return`` alone is never deleted: the code after it would run
+    anyway, and a function of one ``if`` would lose its body)."""
+    parent = _parent(tree, statement)[0] if isinstance(statement, ast.Return) else None
+    if parent is None or not _early_out(parent):
+        return Derived(caught, None, f"{where} is not an early-out return `{text}`", where)
+    guard = squash(ast.get_source_segment(source, parent.test) or "")  # type: ignore[attr-defined]
+    count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
+    if count == 1 and quotable(guard):
+        return Derived(caught, Claim(caught.test, path, guard, "False", 0), "", where, text)
+    why = (
+        f"the guard `{guard}` occurs {count} times"
+        if count != 1
+        else f"the guard `{guard}` cannot be quoted"
+    )
+    return Derived(caught, None, f"no exactly-once anchor at {where}: {why}", where, text)
 
 
 # -- writing records --------------------------------------------------------------------

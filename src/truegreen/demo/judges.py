@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from importlib import resources
 
 from truegreen.demo.model import Ran, Shown
 
@@ -193,6 +194,53 @@ def ablate(runs: Sequence[Ran]) -> Shown:
         "each negative test's claim was checked by cutting its gate out: one test fails "
         "without it; the other stays green, because pytest.raises(Exception) also catches the "
         "IndexError greet('') raises with the gate gone",
+        True,
+    )
+
+
+# -- discover ---------------------------------------------------------------------------
+
+_WEAK = "unrecorded/test_refusals.py::test_a_missing_name_is_refused"
+_GATE = 'raise ValueError("no name")'
+
+
+def sample_line(path: str, text: str) -> int:
+    """The number of the sample's line of ``path`` that reads ``text`` (0 when none does)."""
+    source = resources.files("truegreen.demo").joinpath("sample", path).read_text("utf-8")
+    lines = [line.strip() for line in source.splitlines()]
+    return lines.index(text) + 1 if text in lines else 0
+
+
+def discover(runs: Sequence[Ran]) -> Shown:
+    (ran,) = runs
+    lines = ran.lines()
+    rows = [line for line in lines if line.startswith("unrecorded/")]
+    verdicts = {row.split()[0].split("::")[1]: row.split()[1] for row in rows}
+    weak = re.compile(rf"^  {re.escape(_WEAK)}: should fail without greeter\.py:(\d+) "
+                      rf"`{re.escape(_GATE)}`")  # fmt: skip
+    named = [m for m in map(weak.match, lines) if m]
+    closing = "2 negative tests (of 2 passing), 2 claims derived: 1 killed, 1 survived"
+    wanted = {"test_a_tab_is_refused": "killed", "test_a_missing_name_is_refused": "survived"}
+    ok = (
+        ran.status == 1
+        and verdicts == wanted
+        and len(named) == 1
+        and int(named[0].group(1)) == sample_line("greeter.py", _GATE)
+        and bool(lines)
+        and lines[-1].startswith(closing)
+    )
+    if not ok:
+        return _missing(ran, "test_a_tab_is_refused killed and test_a_missing_name_is_refused "
+                             f"survived, named with the line of `{_GATE}`")  # fmt: skip
+    header = [line for line in lines if line.startswith("test ")]
+    stayed = [line for line in lines if line.startswith("1 negative tests stay green")]
+    return Shown(
+        (ran.shown, *_out([*header, *rows, *stayed, named[0].string, lines[-1]])),
+        "with no record written, one traced run found both negative tests and the raise each "
+        "caught, and cut each raise out: test_a_tab_is_refused fails without its gate; "
+        "test_a_missing_name_is_refused stays green, because its `except Exception` also "
+        "catches the AttributeError greet(None) raises with the gate gone, and the line it "
+        "should have been sensitive to is named",
         True,
     )
 

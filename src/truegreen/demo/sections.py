@@ -93,6 +93,12 @@ SECTIONS = (
         judges.ablate,
     ),
     Section(
+        "discover",
+        "negative tests with no records, found by tracing, and one that cannot fail",
+        ((_truegreen("ablate", "--discover", "unrecorded"),),),
+        judges.discover,
+    ),
+    Section(
         "leaks",
         "the variable a test's verdict hangs on, found by bisecting your shell",
         ((_truegreen("leaks", "--", "tests", env=(("FAREWELL_WORD", "Cheerio"),)),),),

@@ -27,7 +27,16 @@ from typing import Any, Callable, Optional
 
 import pytest
 
-from truegreen.core.discovery import DEPENDENCY, PROJECT, STDLIB, TEST, is_test_path
+from truegreen.core.discovery import (
+    DEPENDENCY,
+    EARLY_RETURN,
+    PROJECT,
+    STDLIB,
+    TEST,
+    early_returns,
+    falsy_tests,
+    is_test_path,
+)
 
 OPTION = "--truegreen-discover-out"
 METHOD_OPTION = "--truegreen-discover-method"  # settrace: the fallback even on 3.12+ (tests)
@@ -76,6 +85,11 @@ class Tracer:
         self.failed: set[str] = set()
         self.passed: set[str] = set()
         self.method = ""  # how the last test call was traced
+        # A test that asserts a falsy result (`assert not f(x)`, `assert f(x) is None`): the
+        # early-out returns (`if ...: return None`) of the project it took, with what value
+        self.falsy: dict[str, frozenset[int]] = {}  # test file -> its such tests' lines
+        self.returns: dict[str, frozenset[int]] = {}  # project file -> its early-out lines
+        self.took: list[tuple[str, int]] = []
         prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
         self.prefixes = tuple(os.path.realpath(p) + os.sep for p in prefixes)
         stdlib = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
@@ -119,14 +133,17 @@ class Tracer:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
-        self.caught = []
-        stop = self._start()
+        self.caught, self.took = [], []
+        stop = self._start(self._asserts_falsy(item))
         try:
             return (yield)
         finally:
             stop()
             caught, self.caught = self.caught, []
             entries = [self._entry(exc, tb) for exc, tb in caught]
+            took, self.took = list(dict.fromkeys(self.took)), []
+            entries += [{"type": EARLY_RETURN, "frames": [[path, line, PROJECT]]}
+                        for path, line in took]  # fmt: skip
             if entries:
                 self.found[item.nodeid] = entries
 
@@ -171,10 +188,36 @@ class Tracer:
         if not any(exc is seen for seen, _ in self.caught):
             self.caught.append((exc, tb))
 
-    def _start(self) -> Callable[[], None]:
-        if sys.version_info >= (3, 12) and not self.settrace:
+    def _asserts_falsy(self, item: pytest.Item) -> bool:
+        function = getattr(item, "function", None)
+        code = getattr(function, "__code__", None)
+        if code is None:
+            return False
+        lines = self.falsy.get(code.co_filename)
+        if lines is None:  # each test file parsed once
+            try:
+                source = Path(code.co_filename).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                source = ""
+            lines = self.falsy[code.co_filename] = falsy_tests(source)
+        return code.co_firstlineno in lines
+
+    def _early_outs(self, filename: str) -> frozenset[int]:
+        found = self.returns.get(filename)
+        if found is None:
+            try:
+                source = Path(filename).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                source = ""
+            found = self.returns[filename] = early_returns(source)
+        return found
+
+    def _start(self, falsy: bool = False) -> Callable[[], None]:
+        # The early-out returns are seen by sys.settrace on every Python, and only in the
+        # tests that assert a falsy result.
+        if sys.version_info >= (3, 12) and not self.settrace and not falsy:
             return self._monitor()
-        return self._settrace()
+        return self._settrace(falsy)
 
     def _monitor(self) -> Callable[[], None]:  # Python 3.12+
         monitoring: Any = getattr(sys, "monitoring")  # noqa: B009 (not in typeshed's 3.9)
@@ -199,7 +242,7 @@ class Tracer:
 
         return stop
 
-    def _settrace(self) -> Callable[[], None]:
+    def _settrace(self, falsy: bool = False) -> Callable[[], None]:
         # Below 3.12 there is no "handled" event: an exception that reaches a catching frame
         # of a test that passes was caught there or by a caller within the same test (else
         # the test had failed). Only the catching files' frames are traced, and not by line.
@@ -208,8 +251,19 @@ class Tracer:
                 self._seen(arg[1], arg[2])
             return local
 
+        def returned(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "return" and frame.f_lineno in self._early_outs(frame.f_code.co_filename):
+                try:
+                    falsy_value = not arg
+                except Exception:  # a __bool__ that raises: not a falsy result
+                    falsy_value = False
+                if falsy_value:
+                    self.took.append((os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
+            return returned
+
         known = self.catching  # called for every Python call: one lookup, most of the time
         catches = self.catches
+        kind = self.kind
 
         def call(frame: FrameType, event: str, arg: Any) -> Any:
             filename = frame.f_code.co_filename
@@ -219,6 +273,9 @@ class Tracer:
             if found:
                 frame.f_trace_lines = False
                 return local
+            if falsy and kind(filename) == PROJECT:
+                frame.f_trace_lines = False  # its return alone
+                return returned
             return None
 
         previous = sys.gettrace()
