@@ -51,8 +51,8 @@ class PathComparedAsText(Rule):
     ```python
     def test_toplevel(tmp_path):
         subprocess.run(["git", "init", "-b", "main", str(tmp_path)], check=True)
-        out = subprocess.check_output(["git", "rev-parse", "--show-toplevel"], cwd=tmp_path,
-                                      text=True)
+        cmd = ["git", "rev-parse", "--show-toplevel"]
+        out = subprocess.check_output(cmd, cwd=tmp_path, text=True)
         assert out.strip() == str(tmp_path)
     ```
 
