@@ -267,7 +267,14 @@ def test_truegreen_is_copied_into_a_clean_room_whose_dependencies_lack_it() -> N
     try:
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(room.venv)],
                        check=True)  # fmt: skip
-        (room._site() / "only-pytest.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        # This environment's packages, truegreen's left out (a wheel installs it beside them).
+        purelib = Path(sysconfig.get_paths()["purelib"])
+        shelf = room.top / "only-pytest"
+        shelf.mkdir()
+        for entry in purelib.iterdir():
+            if not entry.name.startswith(("truegreen", "__editable__")) and entry.suffix != ".pth":
+                (shelf / entry.name).symlink_to(entry)
+        (room._site() / "only-pytest.pth").write_text(f"{shelf}\n")
         probe = [room.python, "-E", "-c", "import importlib.util as u; print(*(u.find_spec(n) "
                  "is not None for n in ('pytest', 'truegreen')))"]  # fmt: skip
         found = subprocess.run(probe, capture_output=True, text=True, env=room._bare())
