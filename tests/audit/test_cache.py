@@ -140,7 +140,7 @@ def test_a_broken_entry_is_recomputed_and_written_again(
 def test_no_cache_neither_reads_nor_writes_the_cache(
     project: Path, capsys: pytest.CaptureFixture[str], audits: list[int]
 ) -> None:
-    """Ablation: replace `not args.no_cache` with `True` in `src/truegreen/cli/audit.py`."""
+    """Ablation: replace `not cache` with `False` in `src/truegreen/audit/run.py`."""
     assert audit(capsys, project, "--no-cache").startswith(SLEPT)
     assert audit(capsys, project, "--no-cache").startswith(SLEPT)
     assert (len(audits), (project / ".truegreen_cache").exists()) == (2, False)

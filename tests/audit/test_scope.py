@@ -114,8 +114,8 @@ def test_xfail_strict_in_setup_cfg_is_read_from_the_paths_common_ancestor(
     """The CLI looks for pytest's configuration from the common ancestor of the paths given,
     as pytest does, not from the working directory: a setup.cfg there is found.
 
-    Ablation: replace `discover_project(common_ancestor(args.paths, Path.cwd()))` with
-    `discover_project(Path.cwd())` in `src/truegreen/cli/audit.py`."""
+    Ablation: replace `common_ancestor(args.paths, Path.cwd())` with `Path.cwd()` in
+    `src/truegreen/cli/audit.py`."""
     from truegreen.cli import main
 
     root = make(tmp_path / "project", {"setup.cfg": "[tool:pytest]\nxfail_strict = true\n",
