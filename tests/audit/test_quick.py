@@ -38,6 +38,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # compile them (a new __pycache__ moves its folder's stamp) while these tests audit
     # (test_a_changed_module_of_truegreen_is_audited_afresh stamps a stand-in of its own).
     monkeypatch.setattr(quick, "code_paths", list)
+    # Nor does the world above tmp_path: other processes create and remove entries in the
+    # temporary directory while these tests audit, and a listing that changes meanwhile
+    # (rightly) records no answer. The watch stops at tmp_path here.
+    ancestors = quick._ancestors
+    monkeypatch.setattr(
+        quick, "_ancestors", lambda d: [a for a in ancestors(d) if Path(a).is_relative_to(tmp_path)]
+    )
     return tmp_path
 
 
