@@ -41,9 +41,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # Nor does the world above tmp_path: other processes create and remove entries in the
     # temporary directory while these tests audit, and a listing that changes meanwhile
     # (rightly) records no answer. The watch stops at tmp_path here.
-    ancestors = quick._ancestors
+    above = quick.ancestors
     monkeypatch.setattr(
-        quick, "_ancestors", lambda d: [a for a in ancestors(d) if Path(a).is_relative_to(tmp_path)]
+        quick, "ancestors", lambda d: [a for a in above(d) if Path(a).is_relative_to(tmp_path)]
     )
     return tmp_path
 

@@ -56,7 +56,8 @@ def stamp(path: str) -> Stamp:
     return (found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino)
 
 
-def _ancestors(directory: str) -> list[str]:
+def ancestors(directory: str) -> list[str]:
+    """``directory`` and every directory above it, up to the root."""
     found = [directory]
     while True:
         parent = os.path.dirname(found[-1])
@@ -88,7 +89,7 @@ def answer(words: list[str], out: Optional[IO[str]] = None) -> Optional[int]:
     having printed nothing."""
     cwd = os.getcwd()
     key = _key(tuple(words), cwd)
-    for directory in _ancestors(cwd):
+    for directory in ancestors(cwd):
         index = _load(os.path.join(directory, PLACE, NAME))
         if index:
             break
@@ -128,11 +129,11 @@ class Watch:
         # from the working directory up, where the quick answer looks), truegreen's modules,
         # and the directories up there, whose listings must not change while the project
         # is found (its layout is read from them).
-        names = {os.path.join(d, n) for top in {start, self.cwd} for d in _ancestors(top)
+        names = {os.path.join(d, n) for top in {start, self.cwd} for d in ancestors(top)
                  for n in CONFIG_NAMES}  # fmt: skip
         self.fixed = sorted(names) + code_paths()
         self.before = [stamp(p) for p in self.fixed]
-        self.around = sorted({d for top in {start, self.cwd} for d in _ancestors(top)})
+        self.around = sorted({d for top in {start, self.cwd} for d in ancestors(top)})
         self.steady = [stamp(p) for p in self.around]
         self.paths: list[str] = []
         self.stamps: list[Stamp] = []
@@ -183,7 +184,7 @@ def record(where: str, watch: Watch, words: list[str], output: str, status: int)
     the index as it was."""
     if not watch.settled():
         return
-    cwd_ancestors = _ancestors(watch.cwd)
+    cwd_ancestors = ancestors(watch.cwd)
     top = os.path.dirname(os.path.dirname(where))  # the directory holding .truegreen_cache
     if os.path.join(top, PLACE) != where or top not in cwd_ancestors:
         return  # not where the quick answer looks
