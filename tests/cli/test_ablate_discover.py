@@ -160,11 +160,14 @@ def check(n):
 """
 
 LOOPING_TESTS = """\
+import time
+
 import pytest
 from app.core import check, count
 
 
 def test_bang_loops_without_the_raise():
+    time.sleep(0.3)  # a wall-clock limit of seconds: the CPU limit comes first, however busy
     with pytest.raises(ValueError):
         count("a!")
 
@@ -179,9 +182,11 @@ def test_a_claim_that_loops_is_a_timeout_and_the_batch_goes_on(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """In a batch, an ablated run that never ends is interrupted as a timeout, soon (not
-    after --run-timeout), and the claims after it in the same process still get theirs.
+    after --run-timeout: by the CPU its call used), and the claims after it in the same
+    process still get theirs.
 
-    Ablation: replace `[SLOW, GRACE]` with `[0, 70]` in `src/truegreen/runner/discovery.py`."""
+    Ablation: replace `[CPU_SLOW, CPU_GRACE]` with `[0, 70]` in
+    `src/truegreen/runner/discovery.py`."""
     (project / "app" / "core.py").write_text(LOOPING_APP)
     (project / "tests" / "test_core.py").write_text(LOOPING_TESTS)
     status = main(["ablate", "--discover", "tests", "-j", "1", "--run-timeout", "120",
@@ -194,6 +199,52 @@ def test_a_claim_that_loops_is_a_timeout_and_the_batch_goes_on(
     assert verdicts["test_bang_loops_without_the_raise"][0] == "timeout"
     assert verdicts["test_bang_loops_without_the_raise"][1] < 60
     assert verdicts["test_negative"][0] == "killed"  # run after the timeout, same process
+    detail = next(c["detail"] for c in document["claims"] if c["verdict"] == "timeout")
+    assert re.fullmatch(r"the ablated run did not finish in time: more than 0\.\d\d s of CPU "
+                        r"in the test's call", detail)  # fmt: skip
+    assert status == 1
+
+
+WAITING_APP = """\
+import time
+
+
+def wait_for(ready):
+    while True:
+        if ready < 0:
+            raise ValueError("never ready")
+        time.sleep(0.05)
+"""
+
+WAITING_TESTS = """\
+import pytest
+from app.core import wait_for
+
+
+def test_never_ready():
+    with pytest.raises(ValueError):
+        wait_for(-1)
+"""
+
+
+def test_a_claim_that_waits_is_a_timeout_by_the_wall_clock(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ablated run that waits forever uses no CPU: the wall-clock limit (some times the
+    unablated run's time, and a second) interrupts it, not --run-timeout.
+
+    Ablation: replace `[SLOW, GRACE]` with `[0, 25]` in `src/truegreen/runner/discovery.py`."""
+    (project / "app" / "core.py").write_text(WAITING_APP)
+    (project / "tests" / "test_core.py").write_text(WAITING_TESTS)
+    status = main(["ablate", "--discover", "tests", "-j", "1", "--run-timeout", "120",
+                   "--format", "json"])  # fmt: skip
+    claims = json.loads(capsys.readouterr().out)["claims"]
+    assert [(c["snippet"], c["new"], c["verdict"]) for c in claims] == [
+        ("ready < 0", "False", "timeout")
+    ]
+    assert re.fullmatch(r"the ablated run did not finish in time: more than \d+\.\d\d s",
+                        claims[0]["detail"])  # fmt: skip
+    assert claims[0]["seconds"] < 20
     assert status == 1
 
 
@@ -261,11 +312,11 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
     same, and the test survives, named with the line it should see. A test that takes the
     same early-out but asserts no falsy result is not a negative test: no claim.
 
-    Ablation: replace `falsy and kind(filename) == PROJECT` with `False` in
+    Ablation: replace `falsy and self.kind(filename) == PROJECT` with `False` in
     `src/truegreen/plugin/discovery.py`.
 
-    Ablation: replace `falsy and kind(filename) == PROJECT` with `kind(filename) == PROJECT`
-    in `src/truegreen/plugin/discovery.py`."""
+    Ablation: replace `falsy and self.kind(filename) == PROJECT` with
+    `self.kind(filename) == PROJECT` in `src/truegreen/plugin/discovery.py`."""
     (project / "app" / "core.py").write_text(EARLY_APP)
     (project / "tests" / "test_core.py").write_text(EARLY_TESTS)
     status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])

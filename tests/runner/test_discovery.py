@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from truegreen.runner.discovery import trace
+from truegreen.core.claims import Claim
+from truegreen.runner.discovery import _split, trace
 
 APP = """\
 import json
@@ -156,3 +157,21 @@ def test_each_caught_exception_is_traced_to_its_raise(
     for caught in traced.caught:  # the catching frame first: the test's, or pytest.raises's
         assert caught.frames[0].kind in ("test", "dependency")
         assert all(f.kind != "project" or "site-packages" not in f.path for f in caught.frames)
+
+
+def test_the_cases_of_one_file_are_spread_over_the_batches_each_test_in_one() -> None:
+    """The claims of one file's parametrized cases (which often loop alike) go to both
+    workers, evenly; each test's claims stay together (its premise runs once).
+
+    Ablation: replace `claim.test` with `claim.test.split("::")[0]` in
+    `src/truegreen/runner/discovery.py`."""
+    tests = [f"tests/test_parse.py::test_invalid[{n}]" for n in range(4)]
+    tests.append("tests/test_parse.py::test_levels")
+    claims = [(n, n, Claim(test, "app/core.py", f"raise E({n})", None, 0))
+              for n, test in enumerate(tests, 1)]  # fmt: skip
+    claims.append((6, 6, Claim(tests[-1], "app/core.py", "level > 9", "False", 0)))
+    batches = _split(claims, 2)
+    assert sorted(len(batch) for batch in batches) == [3, 3]
+    for test in tests:  # each test's claims in one batch
+        assert sum(any(c.test == test for _, _, c in batch) for batch in batches) == 1
+    assert sorted(n for batch in batches for n, _, _ in batch) == [1, 2, 3, 4, 5, 6]

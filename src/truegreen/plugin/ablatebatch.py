@@ -8,10 +8,13 @@ names the claims, each by its number, its switch and its test, the results file,
 claim may take. Each selected test runs first with every switch off (the premise, in this
 very process), then once with each of its claims' switches on; every fixture is set up and
 torn down for each run. A line of JSON goes to the results file, flushed, as each run
-starts and ends, so the caller knows how far a batch went if it dies; a claim still running
-after a few times the unablated run's time and a little more (as PLAN says, and at most
-its seconds) is interrupted, and its verdict is a timeout; one that cannot be interrupted ends
-the process, and the caller runs the rest in another batch.
+starts and ends, so the caller knows how far a batch went if it dies. A claim is
+interrupted, and its verdict is a timeout, when its test's call has used a few times the
+CPU the unablated call used and a little more (a loop: CPU time, which other processes on a
+busy machine do not inflate), or when its whole run has taken some times the unablated
+run's wall time and a little more (code that waits), as PLAN says, and at most its
+seconds; one that cannot be interrupted ends the process, and the caller runs the rest in
+another batch.
 """
 
 from __future__ import annotations
@@ -66,11 +69,14 @@ class Batch:
         with open(plan_file, encoding="utf-8") as handle:
             plan = json.load(handle)
         self.timeout = float(plan["timeout"])
-        self.slow, self.grace = plan["limit"]
+        self.slow, self.grace = plan["limit"]  # of the whole run's wall time
+        self.cpu_slow, self.cpu_grace = plan["cpu"]  # of the test call's CPU time
+        self.cpu_limit = 0.0  # of the call running now (0: none)
+        self.call_cpu = 0.0  # CPU seconds the last call took
         self.claims: dict[str, list[tuple[int, int]]] = {}  # test -> (claim, its switch)
         for number, switched, test in plan["claims"]:
             self.claims.setdefault(test, []).append((number, switched))
-        self.expired = False
+        self.expired = ""  # which limit the run now ended by: "cpu", "wall" or none
         self.out: IO[str] = open(plan["results"], "a", encoding="utf-8")  # noqa: SIM115
 
     def _write(self, entry: dict[str, Any]) -> None:
@@ -82,22 +88,45 @@ class Batch:
         os._exit(EXPIRED)
 
     def _alarm(self, signum: int, frame: Any) -> None:
-        self.expired = True
+        self.expired = "cpu" if signum == getattr(signal, "SIGPROF", None) else "wall"
+        for timer in (signal.ITIMER_PROF, signal.ITIMER_REAL):  # one interruption a run
+            signal.setitimer(timer, 0)
         raise OutOfTime("the ablated run did not finish in time")
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        # The call alone is held to a CPU limit: a failure's report (a long traceback) is
+        # made after it, and is no loop.
+        limit = self.cpu_limit if hasattr(signal, "setitimer") else 0
+        limit = limit if threading.current_thread() is threading.main_thread() else 0
+        previous: Any = None
+        if limit:
+            previous = signal.signal(signal.SIGPROF, self._alarm)
+            signal.setitimer(signal.ITIMER_PROF, limit)
+        start = time.process_time()
+        try:
+            return (yield)
+        finally:
+            self.call_cpu = time.process_time() - start
+            if limit:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+                signal.signal(signal.SIGPROF, previous)
+
     def _once(
-        self, item: pytest.Item, number: int, switched: int, seconds: float = 0.0
-    ) -> tuple[str, str]:
+        self, item: pytest.Item, number: int, switched: int, seconds: float = 0.0,
+        cpu: float = 0.0,
+    ) -> tuple[str, str]:  # fmt: skip
         """One run of ``item``'s whole protocol, with switch ``switched`` on (0: none),
-        within ``seconds`` (0: no limit): then an alarm interrupts the test where it is,
-        and for code that holds on to the interpreter (a loop in C) a thread ends the
-        process a little later."""
+        within ``seconds`` of wall time and its call within ``cpu`` seconds of CPU (0: no
+        limit): then an alarm interrupts the test where it is, and for code that holds on
+        to the interpreter (a loop in C) a thread ends the process a little later."""
         switch(switched)
+        self.cpu_limit = cpu
         timer: Optional[threading.Timer] = None
         alarm = seconds and hasattr(signal, "setitimer")
         alarm = alarm and threading.current_thread() is threading.main_thread()
         previous: Any = None
-        self.expired = False
+        self.expired = ""
         if seconds:
             timer = threading.Timer(seconds + 20, self._expire, (number,))
             timer.daemon = True
@@ -107,8 +136,13 @@ class Batch:
             signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             result = _why(runtestprotocol(item, log=False, nextitem=None))
-            return ("timeout", "") if self.expired else result
+            if self.expired == "cpu":
+                return "timeout", f"more than {cpu:.2f} s of CPU in the test's call"
+            if self.expired:
+                return "timeout", f"more than {seconds:.2f} s"
+            return result
         finally:
+            self.cpu_limit = 0.0
             if alarm:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, previous)
@@ -121,9 +155,11 @@ class Batch:
         numbers = self.claims.get(item.nodeid, [])
         start = time.perf_counter()
         result, why = self._once(item, 0, 0)
-        # An ablated run may loop where the test returned: it gets a few times the
+        # An ablated run may loop where the test returned: its call gets a few times the
+        # CPU of the unablated call and a little more, and the whole run some times the
         # unablated run's time and a little more, within the caller's limit.
         limit = min(self.timeout, self.grace + self.slow * (time.perf_counter() - start))
+        cpu = min(limit, self.cpu_grace + self.cpu_slow * self.call_cpu)
         if result != "passed":
             for number, _ in numbers:
                 self._write({"n": number, "result": "premise", "why": why})
@@ -131,7 +167,7 @@ class Batch:
         for number, switched in numbers:
             self._write({"n": number, "result": "started"})
             start = time.perf_counter()
-            result, why = self._once(item, number, switched, limit)
+            result, why = self._once(item, number, switched, limit, cpu)
             seconds = round(time.perf_counter() - start, 3)
             self._write({"n": number, "result": result, "why": why, "seconds": seconds})
         return True

@@ -16,6 +16,7 @@ something, and the number of tests that passed.
 
 from __future__ import annotations
 
+import dis
 import json
 import os
 import sys
@@ -80,6 +81,9 @@ class Tracer:
         self.tests: set[str] = set()  # the collected test modules
         self.kinds: dict[str, str] = {}
         self.catching: dict[str, bool] = {}  # filename -> whether its frames catch for a test
+        # code object -> its frames' local tracer (None: untraced), without and with the
+        # early-out returns of a test that asserts a falsy result
+        self.decided: dict[bool, dict[CodeType, Any]] = {False: {}, True: {}}
         self.caught: list[tuple[BaseException, Optional[TracebackType]]] = []
         self.found: dict[str, list[dict[str, Any]]] = {}
         self.failed: set[str] = set()
@@ -130,6 +134,7 @@ class Tracer:
         self.tests = {os.path.realpath(item.path) for item in items}
         self.kinds.clear()
         self.catching.clear()
+        self.decided = {False: {}, True: {}}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
@@ -261,22 +266,32 @@ class Tracer:
                     self.took.append((os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
             return returned
 
-        known = self.catching  # called for every Python call: one lookup, most of the time
-        catches = self.catches
-        kind = self.kind
+        # Called for every Python call: one lookup by code object, most of the time. A
+        # frame of a catching file gets `local`; in a test asserting a falsy result, a frame
+        # of the project whose code holds an early-out return gets `returned`; any other
+        # frame nothing, so its lines, returns and exceptions cost nothing.
+        decided = self.decided[falsy]
+
+        def decide(code: CodeType) -> Any:
+            filename = code.co_filename
+            found = self.catching.get(filename)
+            if found is None:
+                found = self.catching[filename] = self.catches(filename)
+            if found:
+                return local
+            if falsy and self.kind(filename) == PROJECT:
+                outs = self._early_outs(filename)
+                if outs and any(line in outs for _, line in dis.findlinestarts(code)):
+                    return returned
+            return None
 
         def call(frame: FrameType, event: str, arg: Any) -> Any:
-            filename = frame.f_code.co_filename
-            found = known.get(filename)
-            if found is None:
-                found = known[filename] = catches(filename)
-            if found:
-                frame.f_trace_lines = False
-                return local
-            if falsy and kind(filename) == PROJECT:
-                frame.f_trace_lines = False  # its return alone
-                return returned
-            return None
+            tracer = decided.get(frame.f_code, False)
+            if tracer is False:
+                tracer = decided[frame.f_code] = decide(frame.f_code)
+            if tracer is not None:
+                frame.f_trace_lines = False  # its returns and exceptions alone
+            return tracer
 
         previous = sys.gettrace()
         sys.settrace(call)

@@ -75,9 +75,12 @@ def trace(paths: Sequence[str], timeout: float, *, settrace: bool = False) -> Tr
 # -- batches: many claims in one pytest process ----------------------------------------
 
 BATCH_PLUGIN = "truegreen.plugin.ablatebatch"
-# An ablated run may loop where the test returned: it gets SLOW times the unablated run's
-# time and GRACE seconds more (within --run-timeout), then it is a timeout.
+# An ablated run may loop where the test returned: its test's call gets CPU_SLOW times the
+# CPU of the unablated call and CPU_GRACE seconds more (a loop), the whole run SLOW times the
+# unablated run's wall time and GRACE seconds more (code that waits), within --run-timeout;
+# then it is a timeout.
 SLOW, GRACE = 10, 1.0
+CPU_SLOW, CPU_GRACE = 3, 0.25
 
 
 def _verdict(entry: dict[str, Any]) -> Verdict:
@@ -87,7 +90,8 @@ def _verdict(entry: dict[str, Any]) -> Verdict:
     if result == "passed":
         return Verdict(SURVIVED, "every test passed with the gate gone: the test cannot see it")
     if result == "timeout":
-        return Verdict(TIMEOUT, "the ablated run did not finish in time")
+        detail = "the ablated run did not finish in time"
+        return Verdict(TIMEOUT, f"{detail}: {why}" if why else detail)
     if result == "premise":
         return Verdict(PREMISE_FAILED, f"the test does not pass unablated in the batch: {why}")
     return Verdict(BROKEN, f"the test was skipped ablated ({why})")
@@ -97,12 +101,14 @@ Numbered = tuple[int, int, Claim]  # a claim's number, its anchor's switch, the 
 
 
 def _split(claims: Sequence[Numbered], jobs: int) -> list[list[Numbered]]:
-    """The claims in ``jobs`` batches of about as many claims, each test file in one."""
-    by_file: dict[str, list[Numbered]] = {}
+    """The claims in ``jobs`` batches of about as many claims, each test's in one (its
+    premise runs once). A file's tests are spread over the batches: the cases of one
+    parametrized test often cost alike, a whole file's claims seldom as much as another's."""
+    by_test: dict[str, list[Numbered]] = {}
     for number, switched, claim in claims:
-        by_file.setdefault(claim.test.split("::")[0], []).append((number, switched, claim))
+        by_test.setdefault(claim.test, []).append((number, switched, claim))
     batches: list[list[Numbered]] = [[] for _ in range(max(1, jobs))]
-    for group in sorted(by_file.values(), key=len, reverse=True):
+    for group in sorted(by_test.values(), key=len, reverse=True):
         min(batches, key=len).extend(group)
     return [b for b in batches if b]
 
@@ -147,6 +153,7 @@ def _batch_run(
         results, plan = os.path.join(tmp, "results.jsonl"), os.path.join(tmp, "plan.json")
         with open(plan, "w", encoding="utf-8") as handle:
             json.dump({"timeout": runner.timeout, "results": results, "limit": [SLOW, GRACE],
+                       "cpu": [CPU_SLOW, CPU_GRACE],
                        "claims": [[n, s, c.test] for n, s, c in claims]}, handle)  # fmt: skip
         targets = sorted({c.path for _, _, c in claims})
         env = environment()
