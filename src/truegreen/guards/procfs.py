@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
+
+TYPE_CHECKING = False  # typing itself is too dear for a child's start-up (network imports this)
+if TYPE_CHECKING:
+    from typing import Optional
 
 
 def table() -> dict[int, tuple[int, str]]:
