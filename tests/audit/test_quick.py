@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from truegreen.audit import cache, quick, scope
+from truegreen.audit import project as found_project
 from truegreen.cli import main
 
 SLEEPS = "import time\n\n\ndef test_waits():\n    time.sleep(1)\n"
@@ -38,13 +39,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # compile them (a new __pycache__ moves its folder's stamp) while these tests audit
     # (test_a_changed_module_of_truegreen_is_audited_afresh stamps a stand-in of its own).
     monkeypatch.setattr(quick, "code_paths", list)
-    # Nor does the world above tmp_path: other processes create and remove entries in the
-    # temporary directory while these tests audit, and a listing that changes meanwhile
-    # (rightly) records no answer. The watch stops at tmp_path here.
-    above = quick.ancestors
-    monkeypatch.setattr(
-        quick, "ancestors", lambda d: [a for a in above(d) if Path(a).is_relative_to(tmp_path)]
-    )
+    # The world above tmp_path is left as it is: other processes create and remove entries
+    # in the temporary directory while these tests audit, which is no concern of the watch.
     return tmp_path
 
 
@@ -121,7 +117,7 @@ def test_a_configuration_file_appearing_above_is_audited_afresh(
 ) -> None:
     """A ``pytest.ini`` above a project without pytest options becomes pytest's rootdir.
 
-    Ablation: replace `sorted(names) + code_paths()` with `code_paths()` in
+    Ablation: replace `names + code_paths()` with `code_paths()` in
     `src/truegreen/audit/quick.py`."""
     sub = project / "sub"
     (sub / "tests").mkdir(parents=True)
@@ -137,13 +133,82 @@ def test_a_configuration_file_appearing_above_is_audited_afresh(
     assert runs["key"] == 2
 
 
+def nested(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``home/work/proj`` under ``project``, a project of its own (pytest's options at its
+    root), the working directory, every stamp settled."""
+    proj = project / "home" / "work" / "proj"
+    (proj / "tests").mkdir(parents=True)
+    (proj / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    (proj / "tests" / "test_a.py").write_text(SLEEPS, encoding="utf-8")
+    age(project)
+    monkeypatch.chdir(proj)
+    return proj
+
+
+def test_a_change_beside_the_project_above_it_keeps_the_answer(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    runs: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Files come and go in the directories above a project (the home, the temporary
+    directory), while the audit runs too: none of that is a new answer.
+
+    Ablation: replace `(directory == root or directory.startswith(inside))` with `True` in
+    `src/truegreen/audit/quick.py`."""
+    proj = nested(project, monkeypatch)
+    work, home = proj.parent, proj.parent.parent
+    discover = found_project.discover_project
+    made = iter(range(100))
+
+    def busy(start: Path) -> Any:  # the home and the project's parent change meanwhile
+        for where in (work, home):
+            (where / f"scratch-{next(made)}").write_text("x", encoding="utf-8")
+        return discover(start)
+
+    monkeypatch.setattr(found_project, "discover_project", busy)
+    stamps = [quick.stamp(str(d)) for d in (work, home)]
+    first = audit(capsys)
+    assert first[1].startswith(SLEPT)
+    assert [quick.stamp(str(d)) for d in (work, home)] != stamps  # premise: they changed
+    stamps = [quick.stamp(str(d)) for d in (work, home)]
+    (work / "scratch-0").unlink()
+    (home / "notes.txt").write_text("x", encoding="utf-8")
+    assert all(new != old for new, old in zip([quick.stamp(str(d)) for d in (work, home)], stamps))
+    assert audit(capsys) == first
+    assert runs == {"key": 1, "audit": 1}
+
+
+def test_a_configuration_changed_above_the_project_is_audited_afresh(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    runs: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The nearest ``[tool.truegreen]`` table may sit above the project's root.
+
+    Ablation: replace `{d for top in tops for d in ancestors(top)}` with `set(tops)` in
+    `src/truegreen/audit/quick.py`."""
+    proj = nested(project, monkeypatch)
+    table = proj.parent.parent / "pyproject.toml"
+    table.write_text('[tool.truegreen.audit]\nignore = ["TG1"]\n', encoding="utf-8")
+    os.utime(table, (OLD, OLD))
+    audit(capsys)
+    assert (audit(capsys)[1].startswith(SLEPT), runs["key"]) == (True, 1)  # premise
+    table.write_text('[tool.truegreen.audit]\nignore = ["TG4"]\n', encoding="utf-8")
+    os.utime(table, (OLD, OLD))  # the same size and time: the change time still moves
+    status, out = audit(capsys)
+    assert (status, out.startswith("no findings in 1 files")) == (0, True)
+    assert runs == {"key": 2, "audit": 2}
+
+
 def test_a_changed_module_of_truegreen_is_audited_afresh(
     project: Path,
     capsys: pytest.CaptureFixture[str],
     runs: dict[str, int],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Ablation: replace `sorted(names) + code_paths()` with `sorted(names)` in
+    """Ablation: replace `names + code_paths()` with `names` in
     `src/truegreen/audit/quick.py`."""
     module = project / "module.txt"  # stands for one of truegreen's modules
     module.write_text("A = 1\n", encoding="utf-8")

@@ -4,9 +4,10 @@ which directories it never walks into, where it looks when given no paths. No py
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -41,7 +42,8 @@ def fnmatch_ex(pattern: str, path: PurePath) -> bool:
     return fnmatch.fnmatch(path.as_posix(), pattern)
 
 
-def _prefix_or_glob(name: str, options: Sequence[str]) -> bool:
+@functools.lru_cache(maxsize=4096)  # asked of the same few names all through a run
+def _prefix_or_glob(name: str, options: tuple[str, ...]) -> bool:
     """pytest's ``_matches_prefix_or_glob_option``: a prefix, or a glob if it has one."""
     return any(
         name.startswith(option)

@@ -8,8 +8,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import iniconfig
-
 from truegreen.audit import registry, settings
 from truegreen.audit.base import Project
 from truegreen.core.config import find_table, read_toml
@@ -29,6 +27,8 @@ CONFIG_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyp
 def _ini_section(path: Path, section: str) -> Optional[dict[str, str]]:
     """A section of an ini file, read with pytest's own parser (iniconfig): a value over
     several lines is joined with newlines, comments are whole lines only."""
+    import iniconfig  # only when an ini file is read: most projects configure in TOML
+
     try:
         parsed = iniconfig.IniConfig(str(path))
     except iniconfig.ParseError as exc:

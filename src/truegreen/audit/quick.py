@@ -7,7 +7,8 @@ before it, as ruff's and git's do: an index of the command lines run in this tre
 the output it printed, its exit status, and the file-system stamp (modification and change
 times in nanoseconds, size, inode) of everything the answer depended on: every directory and
 ``.py`` file of the project, the configuration files pytest and truegreen look for from the
-working directory up (their absence too), and truegreen's own modules. When every stamp still
+working directory up (their absence too; not the directories above the project, where files
+come and go that no audit reads), and truegreen's own modules. When every stamp still
 matches, the output is printed again without importing the rules, the parser or argparse; at
 the first stamp that differs, the audit goes the usual way (the content-keyed cache, then a
 real audit) and the entry is written again. A directory's stamp changes when a file is added
@@ -126,25 +127,34 @@ class Watch:
         self.started = time.time_ns()
         self.cwd = os.getcwd()
         # Read before the project is known: the configuration files from ``start`` up (and
-        # from the working directory up, where the quick answer looks), truegreen's modules,
-        # and the directories up there, whose listings must not change while the project
-        # is found (its layout is read from them).
-        names = {os.path.join(d, n) for top in {start, self.cwd} for d in ancestors(top)
-                 for n in CONFIG_NAMES}  # fmt: skip
-        self.fixed = sorted(names) + code_paths()
+        # from the working directory up, where the quick answer looks), present or not, and
+        # truegreen's modules. Above the project, nothing else can change the answer: a file
+        # created in the home or the temporary directory is no concern of the audit's.
+        tops = {start, self.cwd}
+        dirs = {d for top in tops for d in ancestors(top)}
+        names = sorted(os.path.join(d, n) for d in dirs for n in CONFIG_NAMES)
+        self.fixed = names + code_paths()
         self.before = [stamp(p) for p in self.fixed]
-        self.around = sorted({d for top in {start, self.cwd} for d in ancestors(top)})
+        # The listings of ``start`` and the directories above it, of which the project's root
+        # is one: its layout is read from its listing before the project's own stamps are
+        # taken, so its listing must not change meanwhile (:meth:`project` checks the root
+        # and what lies between it and ``start``, and forgets the rest).
+        self.around = sorted(ancestors(start))
         self.steady = [stamp(p) for p in self.around]
         self.paths: list[str] = []
         self.stamps: list[Stamp] = []
         self.stamped = self.started
 
-    def project(self, paths: list[str], prepare: Callable[[], object]) -> None:
-        """Once the project is found: check the directories above did not change meanwhile,
-        ``prepare`` the cache's directory (its creation changes the root's stamp), then stamp
-        the project's directories and files, before the audit reads them."""
-        if [stamp(p) for p in self.around] != self.steady:
-            self.steady = []  # never settles
+    def project(self, paths: list[str], prepare: Callable[[], object], root: str) -> None:
+        """Once the project is found (its ``root``): check the root's listing and those
+        below it down to ``start`` did not change meanwhile, ``prepare`` the cache's directory
+        (its creation changes the root's stamp), then stamp the project's directories and
+        files, before the audit reads them."""
+        inside = os.path.join(root, "")
+        for directory, before in zip(self.around, self.steady):
+            if (directory == root or directory.startswith(inside)) and stamp(directory) != before:
+                self.steady = []  # never settles
+                break
         prepare()
         self.stamped = time.time_ns()
         self.paths = paths

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 from functools import cache
 
 from truegreen.audit.base import Rule
@@ -16,8 +16,11 @@ def all_rules() -> tuple[type[Rule], ...]:
     from truegreen.audit import rules
 
     found: list[type[Rule]] = []
-    for info in pkgutil.iter_modules(rules.__path__):
-        module = importlib.import_module(f"{rules.__name__}.{info.name}")
+    # the rule modules by their files (pkgutil, which would list them, costs more to import)
+    names = sorted(n[:-3] for p in rules.__path__ for n in os.listdir(p)
+                   if n.endswith(".py") and n != "__init__.py")  # fmt: skip
+    for name in names:
+        module = importlib.import_module(f"{rules.__name__}.{name}")
         for value in vars(module).values():
             if (
                 isinstance(value, type)

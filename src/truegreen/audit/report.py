@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +47,8 @@ def as_json(report: Report) -> str:
          "message": f.message}
         for f in report.findings
     ]  # fmt: skip
+    import json  # for this format only
+
     return json.dumps({formats.FORMAT_KEY: FORMAT_VERSION, "findings": findings}, indent=2)
 
 
@@ -151,6 +152,8 @@ def sarif(report: Report) -> str:
         run["originalUriBaseIds"] = {SRCROOT: {"uri": report.root.resolve().as_uri() + "/"}}
     run["results"] = results
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    import json  # for this format only
+
     return json.dumps(log, indent=2)
 
 
@@ -159,6 +162,8 @@ def rule_list(rules: Sequence[type[Rule]], fmt: str) -> str:
     if fmt == "json":
         rows = [{"code": r.code, "name": r.name, "default": r.default,
                  "summary": pages.summary(r)} for r in rules]  # fmt: skip
+        import json  # for this format only
+
         return json.dumps({formats.FORMAT_KEY: FORMAT_VERSION, "rules": rows}, indent=2)
     width = max((len(r.name) for r in rules), default=0)
     return "\n".join(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Optional
@@ -47,6 +46,8 @@ def check_selectors(where: str, raw: object, rules: Sequence[type[Rule]]) -> tup
     for selector in selectors:
         if not known_selector(selector, rules):
             names = [r.code for r in rules] + [r.name for r in rules]
+            import difflib  # for a message only
+
             close = difflib.get_close_matches(selector, names, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{where}: expected {SELECTOR}, found {selector!r}{hint}")
@@ -66,6 +67,8 @@ def check(table: Mapping[str, Any], source: str, rules: Sequence[type[Rule]]) ->
     for key, raw in table.items():
         where = f"{origin} {key}"
         if key not in KEYS:
+            import difflib  # for a message only
+
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{origin}: expected a known key, found {key!r}{hint}")

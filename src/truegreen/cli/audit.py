@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
     project = discover_project(start)
     extend = _codes("--extend-select", args.extend_select) or []
     if watch is not None:
-        watch.project(cache.watched(project, args.paths), lambda: cache.prepare(project))
+        watch.project(
+            cache.watched(project, args.paths), lambda: cache.prepare(project), str(project.root)
+        )
     result = audit(project, args.paths, select, ignore, extend, cache=not args.no_cache)
     writers = {"text": report.text, "json": report.as_json, "sarif": report.sarif,
                "github": report.github}  # fmt: skip

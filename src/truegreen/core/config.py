@@ -8,7 +8,6 @@ and what was found.
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -312,6 +311,8 @@ def _describe(found: object) -> str:
 
 
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    import difflib  # for a message only
+
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from truegreen.audit.base import Finding, Rule
 from truegreen.audit.gitcommands import GitCommand, commands
@@ -121,13 +121,17 @@ class GitInitWithoutBranch(Rule):
             return name in self.pinning
         return False
 
-    def visit(self, node: ast.AST) -> Iterator[Finding]:
+    def visit(self, node: ast.AST) -> Iterable[Finding]:
+        # a plain function, not a generator: most nodes are turned away here
         if not self.active:
-            return
+            return ()
         # the subcommand is a word of a string written inside the node: most nodes hold none
         at = bisect_left(self.init_lines, node.lineno)  # type: ignore[attr-defined]
         if at == len(self.init_lines) or self.init_lines[at] > node.end_lineno:  # type: ignore[attr-defined]
-            return
+            return ()
+        return self._commands(node)
+
+    def _commands(self, node: ast.AST) -> Iterator[Finding]:
         for where, command in commands(node):
             if (
                 command.subcommand == "init"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from truegreen.audit import graph, patches
@@ -16,6 +16,9 @@ MOCKS = frozenset(
 # keywords that give a mock a spec, or make it call through to a real object
 SPECS = frozenset({"spec", "spec_set", "autospec", "wraps", "new_callable"})
 DATACLASS = ("dataclass", "define", "frozen", "mutable", "attr.s", "attrs", "attr.attrs")
+# the last names of the patching calls: in a file that makes no mock, a call named otherwise
+# (FileContext.may_name) is not resolved at all
+PATCHERS = frozenset(name.rpartition(".")[2] for name in (*patches.BY_STRING, *patches.BY_OBJECT))
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 Signature = tuple[graph.Module, list[ast.arg], dict[str, ast.arg]]
 
@@ -78,23 +81,26 @@ class MockWithoutSpec(Rule):
         self._mocks = any(kind in self.ctx.source for kind in _KINDS)
         return iter(())
 
-    def visit(self, node: ast.AST) -> Iterator[Finding]:
+    def visit(self, node: ast.AST) -> Iterable[Finding]:
+        # a plain function, not a generator: most calls are turned away here, at no generator's
+        # cost
         if isinstance(node, ast.AnnAssign):
-            if self._mocks:
-                yield from self._annotated(node)
-            return
+            return self._annotated(node) if self._mocks else ()
         assert isinstance(node, ast.Call)
+        if not self._mocks and not self.ctx.may_name(node.func, PATCHERS):
+            return ()
         callee = self.ctx.qualname(node.func)
         if callee is None:
-            return
+            return ()
         if callee in patches.BY_STRING or callee in patches.BY_OBJECT:
-            yield from self._patch(node, callee)
-        elif not self._mocks:
-            return  # the rest are mocks made by a call here, and the file makes none
-        elif callee in patches.MONKEYPATCH:
-            yield from self._monkeypatch(node)
-        elif self.ctx.project.owns(callee):
-            yield from self._arguments(node, callee)
+            return self._patch(node, callee)
+        if not self._mocks:
+            return ()  # the rest are mocks made by a call here, and the file makes none
+        if callee in patches.MONKEYPATCH:
+            return self._monkeypatch(node)
+        if self.ctx.project.owns(callee):
+            return self._arguments(node, callee)
+        return ()
 
     def _patch(self, node: ast.Call, patcher: str) -> Iterator[Finding]:
         found = patches.target(self.ctx, node)

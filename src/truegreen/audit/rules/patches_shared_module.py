@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import sys
-import sysconfig
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -129,5 +128,7 @@ def _standard_module(dotted: str) -> bool:
 
 
 def _stdlib_file(dotted: str) -> bool:
+    import sysconfig  # only for a module name the file's imports leave open
+
     base = Path(sysconfig.get_paths()["stdlib"]).joinpath(*dotted.split("."))
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()

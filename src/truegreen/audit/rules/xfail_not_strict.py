@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from truegreen.audit.base import FileContext, Finding, Rule
@@ -156,12 +156,15 @@ class XfailNotStrict(Rule):
                 "reason" not in keywords and not node.args and (strict is None or _is_true(strict))
             ):
                 yield self.finding(node, NO_REASON)
-        elif (
-            isinstance(node, ast.Attribute)
-            and node.attr == "xfail"
-            and id(node) not in self.called
-            and self.ctx.qualname(node) == "pytest.mark.xfail"
-        ):
+
+    def visit_Attribute(self, node: ast.Attribute) -> Iterable[Finding]:
+        # a plain function, not a generator: it sees every attribute of the file
+        if node.attr != "xfail" or id(node) in self.called:
+            return ()
+        return self._bare(node)
+
+    def _bare(self, node: ast.Attribute) -> Iterator[Finding]:
+        if self.ctx.qualname(node) == "pytest.mark.xfail":
             yield self.finding(
                 node,
                 NO_REASON
