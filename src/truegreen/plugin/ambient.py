@@ -90,6 +90,8 @@ class AmbientReads:
         # With the metrics on, the names a test asked for and found unset (its default taken):
         # not leads (the machine did not set them), but the stream records them with the rest.
         self.absent: Optional[set[str]] = None
+        self._lead_seal: Any = None  # the seal the answers in ``_lead`` were given under
+        self._lead: dict[str, bool] = {}
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
@@ -182,19 +184,30 @@ class AmbientReads:
 
     def _leads(self, names: set[str]) -> list[str]:
         seal = self.config.stash.get(SEAL_KEY, None)
-        sealed: set[str] = set()
-        if seal is not None:
-            sealed = {n for n, _ in seal.fixed} | {n for n, _ in seal.templated}
+        if seal is not self._lead_seal:  # each name's answer holds as long as the seal does
+            self._lead_seal, self._lead = seal, {}
+        decided = self._lead
         leads = []
         for name in names:
-            if name not in self.ambient or name in self.keep or name in sealed:
-                continue
-            if name in ORDINARY or name.startswith(_PREFIXES):
-                continue
-            if seal is not None and seal.reason(name) is not None:
-                continue
-            leads.append(name)
+            lead = decided.get(name)
+            if lead is None:
+                lead = decided[name] = self._is_lead(name, seal)
+            if lead:
+                leads.append(name)
         return sorted(leads)
+
+    def _is_lead(self, name: str, seal: Any) -> bool:
+        """Whether a test's read of ``name`` is a lead: set on this machine, not kept, not
+        sealed, nothing every machine has."""
+        if name not in self.ambient or name in self.keep:
+            return False
+        if name in ORDINARY or name.startswith(_PREFIXES):
+            return False
+        if seal is None:
+            return True
+        if any(name == n for n, _ in seal.fixed) or any(name == n for n, _ in seal.templated):
+            return False
+        return seal.reason(name) is None
 
     # Not hooks: the per-test fan-out calls these (plugin/fanout.py).
 

@@ -63,6 +63,9 @@ class GuardsPlugin:
         self._saved_env: dict[str, Optional[str]] = {}
         self.marked: dict[str, pytest.Item] = {}  # node id -> test with a network marker
         self._run_mtime = 0
+        # What ``_collect`` stats for the run directory's time: its path, or once it is asked
+        # a descriptor of it (``fstat`` walks no path: once a phase for the rest of the run).
+        self._run_at: Any = None
         # The real home as the session found it (see core/homesnap.py); an xdist worker only
         # watches the directories its writes were refused in, and ships them to the controller.
         self.worker = hasattr(config, "workerinput")
@@ -145,6 +148,9 @@ class GuardsPlugin:
         self._setenv("PYTHONPATH", with_shim(os.environ.get("PYTHONPATH")))
 
     def pytest_unconfigure(self) -> None:
+        if self._run_at is not None:
+            os.close(self._run_at)
+            self._run_at = None
         if self.guard is not None and active.current() is self.guard:
             active.deactivate()
         if self.publisher is not None:
@@ -219,16 +225,26 @@ class GuardsPlugin:
         if guard.spawned:
             guard.spawned = False
             self.children = True
-            self._run_mtime = _mtime(guard.policy.run_dir)
+            self._run_mtime = _mtime(self._run_dir(guard))
             guard.ingest()
         elif self.children or "multiprocessing" in sys.modules:
-            mtime = _mtime(guard.policy.run_dir)
+            mtime = _mtime(self._run_at if self._run_at is not None else self._run_dir(guard))
             if mtime != self._run_mtime:
                 self._run_mtime = mtime
                 guard.ingest()
         fresh = guard.violations[self.seen :]
         self.seen = len(guard.violations)
         return fresh
+
+    def _run_dir(self, guard: Guard) -> Any:
+        """The run directory to stat: a descriptor of it where one can be had, else its path."""
+        if self._run_at is None:
+            try:
+                with hook.quiet():
+                    self._run_at = os.open(guard.policy.run_dir, os.O_RDONLY | _DIRECTORY)
+            except OSError:  # no descriptor of a directory (Windows): its path
+                return guard.policy.run_dir
+        return self._run_at
 
     def on_logreport(self, report: pytest.TestReport) -> None:
         """Fail the report of the phase a violation happened in, before anyone reads it.
@@ -247,7 +263,11 @@ class GuardsPlugin:
                     self.outside.append(violation)
             if mine:
                 self._fail(report, mine, self.guard.policy)
-            if self.home_watch is not None:
+            # A report with nothing refused, shipped or to ship (the usual one) has nothing
+            # for the home's watch; an absent attribute is a dictionary miss, not an exception.
+            if self.home_watch is not None and (
+                fresh or self.worker or HOME_ATTR in report.__dict__
+            ):
                 self._watch_refused(report, fresh)
 
     # -- the real home ------------------------------------------------------------
@@ -276,7 +296,7 @@ class GuardsPlugin:
         for v in fresh:
             if v.blocked and v.kind == "write" and v.target.endswith(" (under the real home)"):
                 watch.watch(existing_folder(v.target.rsplit(" (under ", 1)[0], self.home))
-        shipped = getattr(report, HOME_ATTR, None)
+        shipped = report.__dict__.get(HOME_ATTR)
         if self.worker:
             new = [f for f in watch.folders if f not in self.shipped]
             if new:
@@ -436,7 +456,10 @@ def _path_id(path: str) -> tuple[int, int]:
     return (seen.st_dev, seen.st_ino)
 
 
-def _mtime(path: str) -> int:
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def _mtime(path: Any) -> int:
     try:
         return os.stat(path).st_mtime_ns
     except OSError:

@@ -85,6 +85,22 @@ def _snapshot() -> dict[Any, Any]:
     return data
 
 
+def _unchanged(after: dict[Any, Any]) -> bool:
+    """Whether ``os.environ`` equals ``after`` (a :func:`_snapshot`), without copying it."""
+    if _DATA is None:
+        return _snapshot() == after
+    current = _DATA.get(_PYTEST_CURRENT)
+    if current is None:
+        return after == _DATA
+    if len(_DATA) != len(after) + 1:
+        return False
+    after[_PYTEST_CURRENT] = current  # lent for one comparison in C
+    try:
+        return after == _DATA
+    finally:
+        del after[_PYTEST_CURRENT]
+
+
 def _restore(before: dict[Any, Any]) -> None:
     """Make ``os.environ`` equal to ``before`` again, touching only what differs."""
     now = _snapshot()
@@ -157,6 +173,7 @@ class HermeticPlugin:
         self._home_mode = 0
         self._assigned: tuple[object, list[tuple[str, str, Any, Any]]] = (None, [])
         self._decisions: dict[Any, Optional[str]] = {}
+        self._counted: tuple[str, ...] = ()  # the ``cleared`` of the last seal counted
         self._tz_noop = _zone_is_utc() and settings.timezone in {"UTC", "UTC0"}
         self.relay: Optional[Relay] = None  # the xdist relay, once registered
 
@@ -290,7 +307,7 @@ class HermeticPlugin:
         held = self._held
         if held is not None:
             self._held = None
-            if _snapshot() == held._after:
+            if _unchanged(held._after):
                 self._continue(item, held)
                 return
             _restore(held._before)  # something between the tests changed it: seal afresh
@@ -351,7 +368,9 @@ class HermeticPlugin:
         """The test runs sealed from here: count it, redirect platformdirs, reset caches."""
         self.current = sealed
         self.sealed.add(nodeid)
-        self.removed.update(sealed.cleared)
+        if sealed.cleared is not self._counted:  # a seal held on for the next test: counted
+            self._counted = sealed.cleared
+            self.removed.update(sealed.cleared)
         self.redirect.current = str(sealed.home)
         for reset in self.resetters:
             reset()
@@ -390,13 +409,12 @@ class HermeticPlugin:
         if sealed is None:
             return
         self.events.unseal()
-        now = _snapshot()
         if sealed._taken is not None:
             self._give_back(sealed._taken)
-        if sealed._after == now and self._may_hold(item):
+        if _unchanged(sealed._after) and self._may_hold(item):
             self._held = sealed
             return
-        self._unseal(sealed, now)
+        self._unseal(sealed, _snapshot())
 
     def _unseal(self, sealed: Hermetic, now: dict[Any, Any]) -> None:
         self.redirect.current = None
