@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import sys
 import threading
@@ -135,18 +136,30 @@ class Pair:
 
 
 def _wait(pid: int, deadline: float) -> tuple[int, bool]:
-    """The fork's exit status, or (124, True) when it ran past ``deadline`` and was ended
-    with its whole process tree."""
+    """The fork's exit status, or (124, True) when it ran past ``deadline`` (monotonic) and
+    was ended with its whole process tree. It sleeps on the fork's pidfd where there is one
+    (Linux), else it looks again and again, more slowly each time."""
+    watch = None
+    with contextlib.suppress(AttributeError, OSError):
+        watch = os.pidfd_open(pid)
     pause = 0.001
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), False
-        if time.monotonic() >= deadline:
-            _end(pid)
-            return 124, True
-        time.sleep(pause)
-        pause = min(pause * 2, 0.02)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status), False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _end(pid)
+                return 124, True
+            if watch is not None:
+                select.select([watch], [], [], left)
+            else:
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.02)
+    finally:
+        if watch is not None:
+            os.close(watch)
 
 
 def _end(pid: int) -> None:

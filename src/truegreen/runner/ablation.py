@@ -136,8 +136,9 @@ class Runner:
                     f"--basetemp={os.path.join(tmp, 'basetemp')}", f"--junitxml={report}",
                     "-o", "junit_family=xunit1", *tests]  # fmt: skip
             pytest = PytestProcess((), who="truegreen ablate", env=env, server=self.server)
-            # each run has its seconds; the session's start counts in the premise's
-            done = pytest.call(args, env=env, deadline=start + 2 * self.timeout, within=tmp,
+            # The session ends each run at its seconds (its start counts in the premise's),
+            # and its tree within a few more: this deadline is for a session that could not.
+            done = pytest.call(args, env=env, deadline=start + 2 * self.timeout + 10, within=tmp,
                                watch=self.flight)  # fmt: skip
             try:
                 with open(results, encoding="utf-8") as handle:
