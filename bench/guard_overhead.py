@@ -15,6 +15,11 @@ noisy); the figures are ratios of median wall-clock times:
 Needs pytest-socket (``pip install -e '.[bench]'``).
 
     python bench/guard_overhead.py [--files 100] [--rounds 5]
+
+``--startup`` measures the plugin's fixed start-up instead: a one-test run outside a git
+checkout, plain pytest against ``-p truegreen`` (both ``--disable-plugin-autoload``), paired
+rounds; it prints the median of the rounds' CPU differences (whole process tree) and, with
+``--callgrind``, the difference in instructions. Target: <= +10 ms of CPU.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import compare, print_ratios
+from measure import compare, print_ratios, run_pytest
 
 MODULE = """
 import importlib
@@ -137,6 +142,48 @@ def make_suite(root: Path, files: int) -> int:
     return count
 
 
+def startup(rounds: int, callgrind: bool, baseline: str | None) -> int:
+    """The fixed start-up: a one-test run, plain against truegreen, paired rounds."""
+    import statistics
+
+    configs = {"plain": ONLY, "truegreen": TRUEGREEN}
+    envs = {}
+    if baseline:
+        configs["truegreen, baseline"] = TRUEGREEN
+        envs["truegreen, baseline"] = {"PYTHONPATH": str(Path(baseline).resolve())}
+    with tempfile.TemporaryDirectory(prefix="tg-startup-bench-") as tmp:
+        root = Path(tmp)  # not a git checkout: the tree guard starts no git
+        (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+        (root / "test_one.py").write_text("def test_one():\n    assert True\n")
+        for name, extra in configs.items():
+            run_pytest(root, extra, env_extra=envs.get(name))  # warm caches, prove it passes
+        cpu: dict[str, list[float]] = {name: [] for name in configs}
+        for _ in range(rounds):
+            for name, extra in configs.items():
+                cpu[name].append(run_pytest(root, extra, env_extra=envs.get(name))["cpu"])
+        counted = {}
+        if callgrind:
+            for name, extra in configs.items():
+                found = run_pytest(root, extra, callgrind=True, env_extra=envs.get(name))
+                counted[name] = found.get("instructions", float("nan"))
+    print(f"one-test run, {rounds} paired rounds; plugins: only those named by -p")
+    for name in configs:
+        spread = f"{min(cpu[name]):.3f}-{max(cpu[name]):.3f}"
+        line = f"{name + ':':<22} CPU {statistics.median(cpu[name]):.3f}s ({spread})"
+        if name in counted:
+            line += f"  instructions {counted[name] / 1e9:.3f}e9"
+        print(line)
+    for name in configs:
+        if name == "plain":
+            continue
+        extra_ms = statistics.median(t - p for t, p in zip(cpu[name], cpu["plain"])) * 1000
+        line = f"{name} over plain: CPU {extra_ms:+.0f} ms (median of paired differences)"
+        if name in counted:
+            line += f", instructions {(counted[name] - counted['plain']) / 1e9:+.3f}e9"
+        print(line + "  (target <= +10 ms CPU)")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=100)
@@ -150,7 +197,12 @@ def main() -> int:
         metavar="SRC",
         help="also run all guards with another checkout's src/ in front of PYTHONPATH",
     )
+    parser.add_argument(
+        "--startup", action="store_true", help="the fixed start-up of a one-test run instead"
+    )
     args = parser.parse_args()
+    if args.startup:
+        return startup(args.rounds, args.callgrind, args.baseline)
     configs = {name: extra for name, extra in CONFIGS.items() if name in (args.only or CONFIGS)}
     envs = {}
     if args.baseline:

@@ -100,7 +100,7 @@ def run_pytest(
     """
     import tempfile
 
-    env = environment()
+    env = {**environment(), **(env_extra or {})}
     with tempfile.TemporaryDirectory(prefix="tg-bench-") as scratch:
         argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         argv += [f"--basetemp={scratch}{os.sep}base", *extra]

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple, Union
 
 from truegreen.core.paths import is_tool_cache
 
@@ -19,8 +18,7 @@ _WORDS = (
 )
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """The dirty part of a working tree at one moment.
 
     ``status`` maps every path git lists (relative to the top of the checkout, '/'-separated)
@@ -29,11 +27,10 @@ class Snapshot:
     """
 
     status: Mapping[str, str]
-    fingerprints: Mapping[str, str] = field(default_factory=dict)
+    fingerprints: Mapping[str, str] = {}  # never changed in place: a record, read only
 
 
-@dataclass(frozen=True, order=True)
-class Change:
+class Change(NamedTuple):
     """One difference between two snapshots, ordered by path."""
 
     path: str

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Optional
 
 from truegreen.core.config import Config, expand
@@ -131,7 +130,6 @@ def credential_family(name: str) -> Optional[str]:
     return None
 
 
-@dataclass(frozen=True)
 class Seal:
     """The hermetic environment decided for one session.
 
@@ -140,12 +138,38 @@ class Seal:
     for which :meth:`reason` answers is removed.
     """
 
-    keep: frozenset[str]
-    clear: Mapping[str, str]  # name -> reason
-    clear_prefixes: tuple[tuple[str, str], ...]  # (prefix, reason)
-    fixed: tuple[tuple[str, str], ...]
-    templated: tuple[tuple[str, str], ...]
-    _memo: dict[str, Optional[str]] = field(default_factory=dict, compare=False, repr=False)
+    # A plain class: a dataclass costs most of a millisecond to make, at every start-up.
+    __slots__ = ("_memo", "clear", "clear_prefixes", "fixed", "keep", "templated")
+
+    def __init__(
+        self,
+        keep: frozenset[str],
+        clear: Mapping[str, str],  # name -> reason
+        clear_prefixes: tuple[tuple[str, str], ...],  # (prefix, reason)
+        fixed: tuple[tuple[str, str], ...],
+        templated: tuple[tuple[str, str], ...],
+    ) -> None:
+        self.keep = keep
+        self.clear = clear
+        self.clear_prefixes = clear_prefixes
+        self.fixed = fixed
+        self.templated = templated
+        self._memo: dict[str, Optional[str]] = {}
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.keep, self.clear, self.clear_prefixes, self.fixed, self.templated)
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is self.__class__ and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # its clear mapping is mutable
+
+    def __repr__(self) -> str:
+        keep, clear, clear_prefixes, fixed, templated = self._fields()
+        return (
+            f"Seal(keep={keep!r}, clear={clear!r}, clear_prefixes={clear_prefixes!r}, "
+            f"fixed={fixed!r}, templated={templated!r})"
+        )
 
     def reason(self, name: str, value: Optional[str] = None) -> Optional[str]:
         """Why the seal removes ``name`` ("git", "credentials (AWS)", ...), or None.

@@ -7,14 +7,13 @@ ran; when the test fails, these lines go into its report (docs/hermetic.md).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 PREFIX = "truegreen hint: "
 SHOWN = 3  # names listed per hint before "and N more"
 
 
-@dataclass(frozen=True)
-class Reached:
+class Reached(NamedTuple):
     """What one sealed test reached for that its seal took away.
 
     ``missing``: files under the sealed home it opened to read, that do not exist, and that

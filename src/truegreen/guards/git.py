@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from truegreen.core.hermetic import GIT_REPOSITORY, GIT_UNSET, GIT_UNSET_PREFIXES
 
@@ -27,8 +26,7 @@ class GitError(Exception):
     """git could not be started, or could not say what was asked; callers report it."""
 
 
-@dataclass(frozen=True)
-class Done:
+class Done(NamedTuple):
     """A finished git command: its exit status and what it wrote, as bytes."""
 
     returncode: int

@@ -8,12 +8,10 @@ plugin.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 
-@dataclass
 class Hermetic:
     """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
 
@@ -21,14 +19,35 @@ class Hermetic:
     inside its own home, instead of borrowing the developer's.
     """
 
-    home: Path
-    cleared: tuple[str, ...] = ()
-    _before: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _after: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _undo: list[tuple[str, Any, Any]] = field(default_factory=list, repr=False)
-    # The fresh directory the seal took for this test (``home`` unless a wider fixture set
-    # HOME itself): handed on to the next test if this one left it untouched.
-    _taken: Optional[Path] = field(default=None, repr=False)
+    # A plain class: a dataclass costs most of a millisecond to make, at every start-up.
+    def __init__(
+        self,
+        home: Path,
+        cleared: tuple[str, ...] = (),
+        _before: Optional[dict[Any, Any]] = None,
+        _after: Optional[dict[Any, Any]] = None,
+        _undo: Optional[list[tuple[str, Any, Any]]] = None,
+        _taken: Optional[Path] = None,
+    ) -> None:
+        self.home = home
+        self.cleared = cleared
+        self._before: dict[Any, Any] = {} if _before is None else _before
+        self._after: dict[Any, Any] = {} if _after is None else _after
+        self._undo: list[tuple[str, Any, Any]] = [] if _undo is None else _undo
+        # The fresh directory the seal took for this test (``home`` unless a wider fixture set
+        # HOME itself): handed on to the next test if this one left it untouched.
+        self._taken = _taken
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.home, self.cleared, self._before, self._after, self._undo, self._taken)
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is self.__class__ and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # it changes as the test runs
+
+    def __repr__(self) -> str:
+        return f"Hermetic(home={self.home!r}, cleared={self.cleared!r})"
 
     def home_file(self, relative: str, text: str = "") -> Path:
         """Create ``~/relative`` in the sealed home with ``text`` and return its path."""
