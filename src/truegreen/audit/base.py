@@ -104,14 +104,22 @@ class Project:
         return found
 
     def source_files(self) -> list[Path]:
-        """Every ``.py`` file under the source roots (the project's own code), sorted."""
+        """Every ``.py`` file of the project's packages under the source roots (the
+        project's own code), sorted. Only the packages: in a flat layout the root also holds
+        a ``.venv``, a ``build/`` or a ``docs/``, whose modules are not the project's."""
         if "source_files" not in self.facts:
-            self.facts["source_files"] = sorted(
-                path
-                for root in self.source_roots
-                for path in root.rglob("*.py")
-                if "__pycache__" not in path.parts
-            )
+            found: list[Path] = []
+            for root in self.source_roots:
+                for name in sorted(self.packages):
+                    module = root / f"{name}.py"
+                    if module.is_file():
+                        found.append(module)
+                    found.extend(
+                        path
+                        for path in (root / name).rglob("*.py")
+                        if "__pycache__" not in path.parts
+                    )
+            self.facts["source_files"] = sorted(found)
         files: list[Path] = self.facts["source_files"]
         return files
 

@@ -103,6 +103,31 @@ def test_setenv_platform_dir_is_silent_where_the_project_does_not_use_platformdi
     assert audit_file(project, test_file, SetenvPlatformDir) == []
 
 
+def test_setenv_platform_dir_reads_the_packages_not_a_venv_in_a_flat_layout(
+    tmp_path: Path,
+) -> None:
+    """A flat layout's root holds a ``.venv`` whose packages import platformdirs (black,
+    virtualenv): that is not the project using it.
+
+    Ablation: replace `sorted(self.packages)` with `[path.name for path in root.iterdir()]` in
+    `src/truegreen/audit/base.py`.
+    """
+    root = tmp_path / "flat"
+    shutil.copytree(PROJECTS / "TG204", root)
+    shutil.move(root / "src" / "app", root / "app")
+    (root / "src").rmdir()
+    test_file = root / "tests" / "test_settings.py"
+    project = Project(root, packages=frozenset({"app"}), source_roots=(root,))
+    assert audit_file(project, test_file, SetenvPlatformDir), "premise: flagged in a user of it"
+    (root / "app" / "paths.py").write_text("import os\nHOME = os.environ['HOME']\n")
+    vendored = root / ".venv" / "lib" / "python3.11" / "site-packages" / "black" / "cache.py"
+    vendored.parent.mkdir(parents=True)
+    vendored.write_text("import platformdirs\n")
+    project = Project(root, packages=frozenset({"app"}), source_roots=(root,))
+    assert project.source_files() == sorted((root / "app").rglob("*.py"))
+    assert audit_file(project, test_file, SetenvPlatformDir) == []
+
+
 def test_setenv_platform_dir_is_silent_in_platformdirs_itself(tmp_path: Path) -> None:
     """platformdirs' own tests set XDG_* to test what its Unix class answers.
 
