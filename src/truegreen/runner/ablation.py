@@ -13,17 +13,15 @@ start-up modules, say) runs in a new process.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 from truegreen.core.ablation import Run, Verdict, judge, premise
 from truegreen.core.claims import Claim
@@ -34,7 +32,7 @@ from truegreen.guards.parent import PARENT_VAR
 from truegreen.guards.policy import RUN_VAR
 from truegreen.runner import forkserver
 from truegreen.runner.forkclient import ForkServer
-from truegreen.runner.process import PytestProcess, last_line
+from truegreen.runner.process import PytestProcess
 from truegreen.runner.procs import InFlight, Stopped
 from truegreen.runner.scratch import sweep
 
@@ -42,8 +40,6 @@ OPTIONS = ("-q", "-p", "no:cacheprovider")
 # The guards of a test that runs truegreen ablate belong in each run, not in the server: a
 # fork server refuses to start with an audit hook installed.
 CHILD_ONLY = (RUN_VAR,)
-# A claim's premise and ablated run in one forked session (truegreen.plugin.ablatepair).
-PAIR_PLUGIN = "truegreen.plugin.ablatepair"
 PREFIX = "truegreen-ablate-"  # then the pid of the process whose folder it is
 
 
@@ -106,60 +102,6 @@ class Runner:
             return False
         return target is None or os.path.realpath(target) not in self.server.loaded
 
-    def pairs(self, target: str) -> bool:
-        """Whether a claim on ``target`` can have its two runs in one forked session."""
-        return self.server is not None and self.forks(target)
-
-    def pair(
-        self, tests: Sequence[str], mutant: tuple[str, str]
-    ) -> tuple[Optional[Run], Optional[Run]]:
-        """The premise and then, when it passed, the ablated run, in one session forked by
-        the warm server (:mod:`truegreen.plugin.ablatepair`): (premise, ablated), each None
-        when it was not run there (it must run alone; the ablated one also when the premise
-        failed)."""
-        if self.flight.stopped:
-            raise Stopped
-        with tempfile.TemporaryDirectory(prefix="run-", dir=self.scratch) as tmp:
-            report = os.path.join(tmp, "report.xml")
-            env = environment()
-            env.update(TMPDIR=tmp, TEMP=tmp, TMP=tmp)
-            spec = os.path.join(tmp, "mutant.marshal")
-            write_spec(spec, *mutant)
-            results = os.path.join(tmp, "pair.json")
-            plan = os.path.join(tmp, "plan.json")
-            start = time.time()
-            with open(plan, "w", encoding="utf-8") as handle:
-                json.dump({"mutant": spec, "target": os.path.realpath(mutant[0]),
-                           "report": report, "results": results, "timeout": self.timeout,
-                           "premise_deadline": start + self.timeout}, handle)  # fmt: skip
-            args = [*OPTIONS, "-p", PAIR_PLUGIN, f"--truegreen-pair={plan}", "--tb=line",
-                    f"--basetemp={os.path.join(tmp, 'basetemp')}", f"--junitxml={report}",
-                    "-o", "junit_family=xunit1", *tests]  # fmt: skip
-            pytest = PytestProcess((), who="truegreen ablate", env=env, server=self.server)
-            # The session ends each run at its seconds (its start counts in the premise's),
-            # and its tree within a few more: this deadline is for a session that could not.
-            done = pytest.call(args, env=env, deadline=start + 2 * self.timeout + 10, within=tmp,
-                               watch=self.flight)  # fmt: skip
-            try:
-                with open(results, encoding="utf-8") as handle:
-                    said = json.load(handle)
-            except (OSError, ValueError):  # it ended before its runs: that is the premise's end
-                if done.timed_out:
-                    return Run(status=-1, timed_out=True), None
-                return Run(done.status, tail=done.last_line()), None
-            output = done.output.encode()
-            found: list[Optional[Run]] = []
-            begin = 0
-            for name in ("premise", "ablated"):
-                ran = said.get(name)
-                if ran is None or "unpaired" in ran:
-                    found.append(None)
-                    continue
-                text = output[begin : ran["end"]].decode(errors="replace")
-                begin = ran["end"]
-                found.append(_read_run(ran, os.path.join(tmp, f"{name}.xml"), text))
-            return found[0], found[1]
-
     def run(self, tests: Sequence[str], mutant: Optional[tuple[str, str]]) -> Run:
         """One pytest run over ``tests``; with ``mutant`` (path, source) it runs ablated."""
         if self.flight.stopped:
@@ -191,17 +133,6 @@ class Runner:
                 return Run(status=done.status, tail=done.last_line())
             results = read_junit(report)
             return Run(done.status, tuple(results.failed), results.passed, tail=done.last_line())
-
-
-def _read_run(ran: dict[str, Any], report: str, output: str) -> Run:
-    """One run of a pair, from what the session said of it, its report and its output."""
-    if ran.get("timed_out"):
-        return Run(status=-1, timed_out=True)
-    tail = last_line(output)
-    if not os.path.exists(report):
-        return Run(status=int(ran["status"]), tail=tail)
-    results = read_junit(report)
-    return Run(int(ran["status"]), tuple(results.failed), results.passed, tail=tail)
 
 
 @dataclass(frozen=True)
@@ -245,28 +176,15 @@ class Ablator:
         needed: Sequence[tuple[str, ...]],
         pool: ThreadPoolExecutor,
     ) -> list[Outcome]:
-        # A set of tests that one claim alone runs, warm: its premise and its ablated run in
-        # one forked session, which starts pytest once for both.
-        ablating = Counter(tests for _, tests, ablated in claims if isinstance(ablated, str))
-        paired = {tests for claim, tests, ablated in claims
-                  if ablating[tests] == 1 and isinstance(ablated, str)
-                  and self.runner.pairs(claim.path)}  # fmt: skip
-        premises = {tests: pool.submit(self._premise, tests) for tests in needed
-                    if tests not in paired}  # fmt: skip
-        runs: list[Optional[Future[tuple[Verdict, float]]]] = []
-        for claim, tests, ablated in claims:
-            call = self._paired if tests in paired else self._ablated
-            runs.append(
-                None if isinstance(ablated, Verdict) else pool.submit(call, claim, tests, ablated)
-            )
+        premises = {tests: pool.submit(self._premise, tests) for tests in needed}
+        runs = [
+            pool.submit(self._ablated, claim, tests, ablated) if isinstance(ablated, str) else None
+            for claim, tests, ablated in claims
+        ]
         outcomes = []
         for (claim, tests, ablated), future in zip(claims, runs):
             if isinstance(ablated, Verdict):
                 outcome = Outcome(claim, ablated, 0.0)
-            elif tests in paired:
-                assert future is not None
-                verdict, seconds = future.result()
-                outcome = Outcome(claim, verdict, seconds)
             else:
                 assert future is not None
                 failed, premise_seconds = premises[tests].result()
@@ -278,18 +196,6 @@ class Ablator:
             )
             outcomes.append(outcome)
         return outcomes
-
-    def _paired(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
-        """The premise, then the ablated run, of a claim alone on its tests, from one start of
-        pytest; either runs alone when that session could not fork it."""
-        start = time.perf_counter()
-        mutant = (claim.path, mutated)
-        first, then = self.runner.pair(tests, mutant)
-        failed = premise(first if first is not None else self.runner.run(tests, None))
-        if failed is not None:
-            return failed, time.perf_counter() - start
-        verdict = judge(then if then is not None else self.runner.run(tests, mutant))
-        return verdict, time.perf_counter() - start
 
     def _ablated(self, claim: Claim, tests: tuple[str, ...], mutated: str) -> tuple[Verdict, float]:
         start = time.perf_counter()
