@@ -167,14 +167,18 @@ def test_a_change_beside_the_project_above_it_keeps_the_answer(
         return discover(start)
 
     monkeypatch.setattr(found_project, "discover_project", busy)
-    stamps = [quick.stamp(str(d)) for d in (work, home)]
+
+    def stamps() -> list[Any]:
+        return [quick.stamp(str(d)) for d in (work, home)]
+
+    before = stamps()
     first = audit(capsys)
     assert first[1].startswith(SLEPT)
-    assert [quick.stamp(str(d)) for d in (work, home)] != stamps  # premise: they changed
-    stamps = [quick.stamp(str(d)) for d in (work, home)]
+    assert stamps() != before  # premise: they changed
+    before = stamps()
     (work / "scratch-0").unlink()
     (home / "notes.txt").write_text("x", encoding="utf-8")
-    assert all(new != old for new, old in zip([quick.stamp(str(d)) for d in (work, home)], stamps))
+    assert all(new != old for new, old in zip(stamps(), before))
     assert audit(capsys) == first
     assert runs == {"key": 1, "audit": 1}
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Optional
 
 from truegreen.core.config import Config, expand
+from truegreen.core.record import Record
 
 # Variables that point git at another repository, index or object store than the tree's own.
 GIT_REPOSITORY = frozenset(
@@ -130,7 +131,7 @@ def credential_family(name: str) -> Optional[str]:
     return None
 
 
-class Seal:
+class Seal(Record):
     """The hermetic environment decided for one session.
 
     ``fixed`` variables get the same value in every test; ``templated`` ones
@@ -138,7 +139,7 @@ class Seal:
     for which :meth:`reason` answers is removed.
     """
 
-    # A plain class: a dataclass costs most of a millisecond to make, at every start-up.
+    # A Record, not a dataclass: see core/record.py. Its clear mapping is mutable: unhashable.
     __slots__ = ("_memo", "clear", "clear_prefixes", "fixed", "keep", "templated")
 
     def __init__(
@@ -158,11 +159,6 @@ class Seal:
 
     def _fields(self) -> tuple[object, ...]:
         return (self.keep, self.clear, self.clear_prefixes, self.fixed, self.templated)
-
-    def __eq__(self, other: object) -> bool:
-        return other.__class__ is self.__class__ and self._fields() == other._fields()
-
-    __hash__ = None  # type: ignore[assignment]  # its clear mapping is mutable
 
     def __repr__(self) -> str:
         keep, clear, clear_prefixes, fixed, templated = self._fields()

@@ -228,7 +228,7 @@ class GuardsPlugin:
             self._run_mtime = _mtime(self._run_dir(guard))
             guard.ingest()
         elif self.children or "multiprocessing" in sys.modules:
-            mtime = _mtime(self._run_at if self._run_at is not None else self._run_dir(guard))
+            mtime = _mtime(self._run_dir(guard))
             if mtime != self._run_mtime:
                 self._run_mtime = mtime
                 guard.ingest()

@@ -11,15 +11,17 @@ import os
 from pathlib import Path
 from typing import Any, Optional
 
+from truegreen.core.record import Record
 
-class Hermetic:
+
+class Hermetic(Record):
     """What the ``hermetic`` fixture hands a test: its sealed home, and helpers to establish state.
 
     A test that needs an identity, a dotfile or a token establishes it here,
     inside its own home, instead of borrowing the developer's.
     """
 
-    # A plain class: a dataclass costs most of a millisecond to make, at every start-up.
+    # A Record, not a dataclass: see core/record.py. It changes as the test runs: unhashable.
     def __init__(
         self,
         home: Path,
@@ -40,11 +42,6 @@ class Hermetic:
 
     def _fields(self) -> tuple[object, ...]:
         return (self.home, self.cleared, self._before, self._after, self._undo, self._taken)
-
-    def __eq__(self, other: object) -> bool:
-        return other.__class__ is self.__class__ and self._fields() == other._fields()
-
-    __hash__ = None  # type: ignore[assignment]  # it changes as the test runs
 
     def __repr__(self) -> str:
         return f"Hermetic(home={self.home!r}, cleared={self.cleared!r})"
