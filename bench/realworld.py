@@ -19,8 +19,9 @@ the machines (plain / truegreen), the files each run changed in the developer's 
 before and after), false-alarm candidates (pass plain on the clean machine, fail under
 truegreen), violations by kind (from the event stream; ambient reads from the guard summary,
 the only place they are recorded), audit findings by rule, and the guard overhead (CPU seconds
-of the pytest process and its children, defaults / plain, one run each). The details of every
-finding follow the table: ``docs/realworld.md`` triages them.
+of the pytest process and its children, defaults / plain: one run each, or the median of
+``--rounds`` paired runs). The details of every finding follow the table: ``docs/realworld.md``
+triages them.
 
 Every run gets a fresh temporary home (``HOME``) and a fresh copy of the sources: nothing the
 bench runs touches the real home of the machine. Downloads and venvs are kept in the work
@@ -30,6 +31,10 @@ tests that need the internet are deselected below).
 
     python bench/realworld.py [--projects attrs,click] [--profile clean|developer|both]
         [--stages outcomes,leaks,flakes,audit] [--work DIR] [--flakes-under SECONDS]
+        [--rounds N]
+
+The work directory must be outside any project: pytest would take a ``pyproject.toml`` above
+the sources for their rootdir.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import re
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -249,6 +255,7 @@ class Row:
     flakes: Optional[dict[str, Any]] = None  # `truegreen flakes --format json`, if it ran
     audit: Optional[list[dict[str, Any]]] = None
     steps: dict[str, float] = field(default_factory=dict)  # step -> wall seconds
+    rounds: list[tuple[float, float]] = field(default_factory=list)  # (plain, truegreen) CPU
 
     @property
     def reference(self) -> str:
@@ -285,6 +292,13 @@ class Row:
     def cpu(self, mode: str) -> float:
         run = self.runs.get((self.reference, mode))
         return run.cpu if run else 0.0
+
+    def ratios(self) -> list[float]:
+        """truegreen / plain CPU, a ratio per paired round (or the outcome runs' one)."""
+        if self.rounds:
+            return [sealed / plain for plain, sealed in self.rounds if plain]
+        plain, sealed = self.cpu("plain"), self.cpu("truegreen")
+        return [sealed / plain] if plain else []
 
     def kinds(self) -> Counter[str]:
         found: Counter[str] = Counter()
@@ -537,8 +551,32 @@ def suite(row: Row, profile: str, mode: str, python: Path, work: Path) -> str:
     return output
 
 
+def paired_rounds(row: Row, rounds: int, python: Path, work: Path) -> None:
+    """``rounds`` pairs of runs on the clean machine, plain and truegreen side by side (which
+    goes first alternates), each on a fresh copy of the sources in a fresh home: the CPU
+    seconds of each pair go into ``row.rounds``. One run of each is noise on a shared machine;
+    the median of the pairs' ratios is not."""
+    out = work / row.project.name / "out"
+    for index in range(rounds):
+        pair = {}
+        for mode in MODES if index % 2 == 0 else MODES[::-1]:
+            source = fetch(row.project, work)
+            home = make_home("clean")
+            argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                    *row.project.args]  # fmt: skip
+            if mode == "plain":
+                argv += ["-p", "no:truegreen"]
+            else:
+                argv += [f"--truegreen-metrics={out / f'round-{index}-events'}"]
+            try:
+                _, _, pair[mode] = run(argv, source, machine("clean", python, home))
+            finally:
+                drop_home(home)
+        row.rounds.append((pair["plain"], pair["truegreen"]))
+
+
 def measure(project: Project, work: Path, flakes_under: float, profiles: tuple[str, ...],
-            stages: tuple[str, ...]) -> Row:  # fmt: skip
+            stages: tuple[str, ...], rounds: int = 1) -> Row:  # fmt: skip
     row = Row(project, profiles, stages)
     clock = time.perf_counter()
     source = fetch(project, work)
@@ -571,6 +609,10 @@ def measure(project: Project, work: Path, flakes_under: float, profiles: tuple[s
                 row.ambient = ambient_reads(output)
         first = row.runs.get((row.reference, "plain"))
         row.tests = len(first.outcomes) if first else 0
+        if rounds > 1:
+            clock = time.perf_counter()
+            paired_rounds(row, rounds, python, work)
+            row.steps["rounds"] = time.perf_counter() - clock
 
     # The hunters run on the clean machine, except leaks: its ambient run is the machine
     # itself, so on the developer's when that profile is chosen.
@@ -628,7 +670,7 @@ def print_table(rows: list[Row]) -> None:
     for row in rows:
         found = row.kinds()
         audit = Counter(f["code"] for f in row.audit or [])
-        plain, sealed = row.cpu("plain"), row.cpu("truegreen")
+        plain = statistics.median(p for p, _ in row.rounds) if row.rounds else row.cpu("plain")
         cells = [
             f"{row.project.name} {row.project.version}",
             str(row.tests),
@@ -639,7 +681,7 @@ def print_table(rows: list[Row]) -> None:
             "-" if row.audit is None
             else ", ".join(f"{code} {n}" for code, n in sorted(audit.items())) or "0",
             f"{plain:.1f} s",
-            f"{sealed / plain:.2f}" if plain else "-",
+            ratio_cell(row.ratios()),
         ]  # fmt: skip
         if both:
             homes = [row.runs.get(("developer", mode)) for mode in MODES]
@@ -649,6 +691,15 @@ def print_table(rows: list[Row]) -> None:
                 str(len(row.false_alarms())),
             ]
         print("| " + " | ".join(cells) + " |")
+
+
+def ratio_cell(ratios: list[float]) -> str:
+    """The ratio, or over paired rounds their median and range."""
+    if not ratios:
+        return "-"
+    if len(ratios) == 1:
+        return f"{ratios[0]:.2f}"
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def flakes_cell(row: Row) -> str:
@@ -726,6 +777,19 @@ def print_details(row: Row) -> None:
         print(f"  audit: {f['path']}:{f['line']}: {f['code']} {f['name']} {f['message']}")
 
 
+# What makes a directory a project to pytest's rootdir search, or a checkout.
+PROJECT_MARKERS = (".git", "pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg", "setup.py")
+
+
+def project_above(work: Path) -> Optional[Path]:
+    """The first file above or at ``work`` that makes it part of a project, or None."""
+    for directory in (work, *work.parents):
+        for name in PROJECT_MARKERS:
+            if (directory / name).exists():
+                return directory / name
+    return None
+
+
 def choice(parser: argparse.ArgumentParser, option: str, given: str,
            known: tuple[str, ...]) -> tuple[str, ...]:  # fmt: skip
     """The comma-separated names of ``given``, in ``known``'s order; a usage error otherwise."""
@@ -749,7 +813,23 @@ def main() -> int:
     parser.add_argument("--flakes-under", type=float, default=FLAKES_UNDER, metavar="SECONDS",
                         help="run `truegreen flakes` where the plain run took at most this many "
                         f"CPU seconds (default {FLAKES_UNDER:.0f}; 0: never)")  # fmt: skip
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure the CPU ratio as the median of N paired runs on the clean "
+        "machine, beside the outcome runs (default 1: the outcome runs' own)",
+    )
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds takes a whole number of at least 1 (got {args.rounds})")
+    inside = project_above(args.work.resolve())
+    if inside is not None:
+        parser.error(
+            f"--work {args.work} is inside a project ({inside} is above it): pytest "
+            "would take it for the suites' rootdir; choose a directory outside it"
+        )
     by_name = {p.name: p for p in PROJECTS}
     chosen = [by_name[n] for n in choice(parser, "--projects", args.projects, tuple(by_name))]
     profiles = PROFILES if args.profile == "both" else (args.profile,)
@@ -758,8 +838,15 @@ def main() -> int:
     rows = []
     for project in chosen:
         print(f"{project.name} {project.version} ...", file=sys.stderr, flush=True)
-        rows.append(measure(project, args.work.resolve(), args.flakes_under, profiles, stages))
+        rows.append(measure(project, args.work.resolve(), args.flakes_under, profiles, stages,
+                            args.rounds))  # fmt: skip
     print_table(rows)
+    medians = [statistics.median(r) for row in rows if (r := row.ratios())]
+    if len(medians) > 1:
+        print(
+            f"\nCPU ratio truegreen / plain, median over {len(medians)} projects: "
+            f"{statistics.median(medians):.3f}"
+        )
     for row in rows:
         print_details(row)
     return 0

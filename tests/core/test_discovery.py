@@ -20,9 +20,11 @@ from truegreen.core.discovery import (
     NotWritten,
     add_records,
     asserts_a_falsy_result,
+    catching_functions,
     derive,
     early_returns,
     is_test_path,
+    mentioned,
     switched,
 )
 
@@ -428,3 +430,60 @@ def test_two_replacements_of_one_expression_nest() -> None:
     assert _run(source, 0, "a", 1) == "a"  # premise: the file, with no switch on
     assert _run(source, 1, None, 1) is None
     assert _run(source, 2, "a", 1) == "ValueError(missing)"
+
+
+CATCHING = """\
+from contextlib import suppress
+
+import pytest
+
+try:  # at import, not in a test: not counted
+    import yaml
+except ImportError:
+    yaml = None
+
+
+@pytest.fixture
+def expect_failure():
+    def expect(function):
+        try:
+            function()
+        except ValueError:
+            return
+        raise AssertionError("no error")
+
+    return expect
+
+
+def quietly(function):
+    with open("x") as handle, suppress(KeyError):
+        function(handle)
+
+
+def called(function):
+    pytest.raises(ValueError, function)
+
+
+def watched(function):
+    with pytest.raises(ValueError):
+        function()
+    with open("x"):
+        pass
+"""
+
+
+def test_the_functions_that_catch_by_themselves_are_named_with_those_around_them() -> None:
+    """Only code in a function counts; a `with pytest.raises` block is the contexts' to report,
+    its function form is pytest's own try below 8.4.
+
+    Ablation: replace `isinstance(node, ast.ExceptHandler)` with `False` in
+    `src/truegreen/core/discovery.py`."""
+    assert "except ImportError" in CATCHING  # premise: module-level code catches too
+    assert catching_functions(CATCHING) == {"expect_failure", "expect", "quietly", "called"}
+    assert catching_functions("def f(:\n") is None
+    assert catching_functions("def test_a():\n    assert 1\n") == frozenset()
+
+
+def test_a_module_mentions_the_names_its_functions_use_and_the_fixtures_they_ask_for() -> None:
+    source = "import m\n\nX = helper\n\n\ndef test_a(expect_failure):\n    m.check(1)\n"
+    assert mentioned(source) == {"expect_failure", "m", "check"}  # not X's helper: at import

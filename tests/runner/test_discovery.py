@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from truegreen.core.claims import Claim
-from truegreen.runner.discovery import _split, trace
+from truegreen.runner.discovery import Trace, _split, trace
 
 APP = """\
 import json
@@ -126,9 +126,11 @@ EXPECTED = {
 }
 
 METHODS = [
-    pytest.param(True, "sys.settrace", id="settrace"),
+    pytest.param("settrace", "sys.settrace", id="settrace"),
+    # the test module catches by itself (test_levels): every test of it by sys.settrace
+    pytest.param("contexts", "sys.settrace", id="contexts"),
     pytest.param(
-        False,
+        "auto",
         "sys.monitoring",
         id="monitoring",
         marks=pytest.mark.skipif(sys.version_info < (3, 12), reason="sys.monitoring is 3.12+"),
@@ -136,11 +138,9 @@ METHODS = [
 ]
 
 
-@pytest.mark.parametrize(("settrace", "method"), METHODS)
-def test_each_caught_exception_is_traced_to_its_raise(
-    project: Path, settrace: bool, method: str
-) -> None:
-    traced = trace(["tests"], 120, settrace=settrace)
+@pytest.mark.parametrize(("how", "method"), METHODS)
+def test_each_caught_exception_is_traced_to_its_raise(project: Path, how: str, method: str) -> None:
+    traced = trace(["tests"], 120, method=how)
     assert traced.method == method
     assert traced.passed == 7  # all but test_red, which caught nothing anyway
     found = set()
@@ -157,6 +157,111 @@ def test_each_caught_exception_is_traced_to_its_raise(
     for caught in traced.caught:  # the catching frame first: the test's, or pytest.raises's
         assert caught.frames[0].kind in ("test", "dependency")
         assert all(f.kind != "project" or "site-packages" not in f.path for f in caught.frames)
+
+
+# Below 3.12, the tests that catch only through pytest.raises or assertRaises are watched at
+# those contexts' __exit__; a module that catches by itself, or calls a helper that does, is
+# traced by sys.settrace.
+QUIET_TESTS = """\
+import unittest
+
+import pytest
+
+from app.core import check, parse, refuse
+
+
+def test_missing_is_refused():
+    with pytest.raises(ValueError, match="missing"):
+        parse(None)
+
+
+def test_levels_in_a_group():
+    with pytest.raises(ValueError):
+        check(-1)
+
+
+class TestRefusal(unittest.TestCase):
+    def test_refuse(self):
+        with self.assertRaises(PermissionError):
+            refuse()
+
+    def test_refuse_called(self):
+        self.assertRaises(PermissionError, refuse)
+"""
+
+OWN_TESTS = """\
+from app.core import check
+
+
+def test_levels():
+    try:
+        check(10)
+    except ValueError as exc:
+        assert "high" in str(exc)
+    else:
+        raise AssertionError("no error")
+"""
+
+HELPED_TESTS = """\
+from app.core import check
+
+
+def test_levels_helped(expect_failure):
+    expect_failure(check, -1)
+"""
+
+CONFTEST = """\
+import pytest
+
+
+@pytest.fixture
+def expect_failure():
+    def expect(function, *args):
+        try:
+            function(*args)
+        except ValueError:
+            return
+        raise AssertionError("no error")
+
+    return expect
+"""
+
+
+def caught_by_test(traced: Trace) -> set[tuple[str, str, int]]:
+    """(test, exception type, line of the innermost frame) of each caught exception."""
+    return {(c.test.split("::", 1)[1], c.type, c.frames[-1].line) for c in traced.caught}
+
+
+def test_raises_contexts_see_what_sys_settrace_sees_and_only_the_catching_modules_are_traced(
+    project: Path,
+) -> None:
+    """Ablation: delete `self._seen(exc, tb)` in `src/truegreen/plugin/discovery.py`.
+
+    Ablation: replace `mentioned(source) & self._helpers()` with `frozenset()` in
+    `src/truegreen/plugin/discovery.py`: the helper's catch goes unseen."""
+    (project / "tests" / "test_core.py").unlink()
+    (project / "tests" / "test_quiet.py").write_text(QUIET_TESTS)
+    (project / "tests" / "test_own.py").write_text(OWN_TESTS)
+    (project / "tests" / "test_helped.py").write_text(HELPED_TESTS)
+    (project / "tests" / "conftest.py").write_text(CONFTEST)
+    everything = trace(["tests"], 120, method="settrace")
+    expected = {
+        ("test_missing_is_refused", "ValueError", 6),
+        ("test_levels_in_a_group", "ValueError", 12),
+        ("TestRefusal::test_refuse", "PermissionError", 28),
+        ("TestRefusal::test_refuse_called", "PermissionError", 28),
+        ("test_levels", "ValueError", 15),
+        ("test_levels_helped", "ValueError", 12),
+    }
+    assert caught_by_test(everything) == expected  # the premise: sys.settrace sees them all
+    assert everything.method == "sys.settrace"
+
+    watched = trace(["tests"], 120, method="contexts")
+    assert caught_by_test(watched) == expected
+    # the four quiet tests at the contexts; test_own.py's and test_helped.py's by sys.settrace
+    assert watched.method == "raises contexts (4 test calls), sys.settrace (2 test calls)"
+    by_test = {c.test: c.frames for c in watched.caught}
+    assert by_test == {c.test: c.frames for c in everything.caught}
 
 
 def test_the_cases_of_one_file_are_spread_over_the_batches_each_test_in_one() -> None:

@@ -197,6 +197,69 @@ def early_returns(source: str) -> frozenset[int]:
     return frozenset(n.body[0].lineno for n in ast.walk(tree) if _early_out(n))  # type: ignore[attr-defined]
 
 
+# Context managers that swallow an exception, besides the raises contexts that the tracing run
+# watches itself (``pytest.raises``, ``assertRaises``): code that enters one catches.
+_SUPPRESSORS = frozenset({"suppress"})
+
+
+def _callee(call: ast.Call) -> str:
+    """The name a call calls: ``f`` of ``f(x)`` and of ``m.f(x)``."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _catches(function: ast.AST) -> bool:
+    for node in ast.walk(function):
+        if isinstance(node, ast.ExceptHandler):
+            return True
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call) and _callee(item.context_expr) in _SUPPRESSORS
+            for item in node.items
+        ):
+            return True
+        # the function form, pytest.raises(E, f, ...): caught in pytest's code on pytest < 8.4
+        if isinstance(node, ast.Call) and _callee(node) == "raises" and len(node.args) > 1:
+            return True
+    return False
+
+
+def catching_functions(source: str) -> Optional[frozenset[str]]:
+    """The names of the functions of ``source`` that catch an exception themselves (an
+    ``except``, ``with suppress(...)``, the function form of ``pytest.raises``), each with
+    the functions it is nested in (a fixture returning a helper that catches); None when
+    ``source`` does not parse. Code at module level runs at import, not in a test: it is not
+    counted."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, kinds) and _catches(n))
+
+
+def mentioned(source: str) -> frozenset[str]:
+    """Every name the functions of ``source`` use: names, attributes and parameters (a
+    fixture is asked for by parameter)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    names: set[str] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return frozenset(names)
+
+
 @functools.lru_cache(maxsize=8)
 def _tree(source: str) -> ast.Module:
     """A file's tree, parsed once for the many exceptions caught in it (never changed)."""

@@ -4,8 +4,11 @@ Loaded with ``-p truegreen.plugin.discovery --truegreen-discover-out=FILE`` into
 run, and into no other. While a test's call runs, it watches for an exception *caught* in
 the test's own module, or in ``pytest.raises`` and ``assertRaises`` (their function forms
 catch in pytest's and unittest's code): on Python 3.12+ with ``sys.monitoring``'s
-``EXCEPTION_HANDLED`` event, below it with ``sys.settrace``, tracing the frames of those
-files alone (every other frame's call is seen and let go untraced). For each caught
+``EXCEPTION_HANDLED`` event. Below 3.12, ``sys.settrace`` costs a Python call on every Python
+call, so it traces only the tests whose module catches by itself (an ``except``, ``with
+suppress``, or a call of a test-side helper that does); the others are watched through the
+``__exit__`` of ``pytest.raises``' and ``assertRaises``' contexts, at no cost per call. For
+each caught
 exception it keeps the traceback from the catching frame inward, each frame marked
 ``project`` (the project's own source), ``test``, ``stdlib`` or ``dependency``; the
 ``truegreen ablate`` process turns that into claims (:mod:`truegreen.core.discovery`).
@@ -21,6 +24,7 @@ import json
 import os
 import sys
 import sysconfig
+from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
@@ -34,19 +38,23 @@ from truegreen.core.discovery import (
     PROJECT,
     STDLIB,
     TEST,
+    catching_functions,
     early_returns,
     falsy_tests,
     is_test_path,
+    mentioned,
 )
 
 OPTION = "--truegreen-discover-out"
-METHOD_OPTION = "--truegreen-discover-method"  # settrace: the fallback even on 3.12+ (tests)
+# auto: sys.monitoring on 3.12+, "contexts" below; settrace: every test by sys.settrace;
+# contexts: the raises contexts where they suffice, sys.settrace elsewhere (both for tests)
+METHOD_OPTION = "--truegreen-discover-method"
 TOOL_NAME = "truegreen-discover"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(OPTION, help="(truegreen ablate --discover) where to write the trace")
-    parser.addoption(METHOD_OPTION, choices=("auto", "settrace"), default="auto",
+    parser.addoption(METHOD_OPTION, choices=("auto", "settrace", "contexts"), default="auto",
                      help="(truegreen ablate --discover) how to trace")  # fmt: skip
 
 
@@ -54,6 +62,17 @@ def pytest_configure(config: pytest.Config) -> None:
     out = config.getoption(OPTION)
     if out:
         config.pluginmanager.register(Tracer(config, out), "truegreen-discover-tracer")
+
+
+# The contexts that catch for a test, whose __exit__ says what they caught: pytest.raises
+# (RaisesExc and RaisesGroup from pytest 8.4, RaisesContext before) and unittest's
+# assertRaises and assertRaisesRegex (both forms).
+CONTEXTS = (
+    ("_pytest.raises", "RaisesExc"),
+    ("_pytest.raises", "RaisesGroup"),
+    ("_pytest.python_api", "RaisesContext"),
+    ("unittest.case", "_AssertRaisesContext"),
+)
 
 
 def _catcher_files() -> set[str]:
@@ -76,7 +95,9 @@ class Tracer:
     def __init__(self, config: pytest.Config, out: str) -> None:
         self.root = os.path.realpath(config.rootpath)
         self.out = out
-        self.settrace = config.getoption(METHOD_OPTION) == "settrace"
+        method = config.getoption(METHOD_OPTION)
+        self.settrace = method == "settrace"
+        self.monitor = method == "auto" and sys.version_info >= (3, 12)
         self.catchers = _catcher_files()  # as code objects name them, and real paths
         self.tests: set[str] = set()  # the collected test modules
         self.kinds: dict[str, str] = {}
@@ -88,7 +109,13 @@ class Tracer:
         self.found: dict[str, list[dict[str, Any]]] = {}
         self.failed: set[str] = set()
         self.passed: set[str] = set()
-        self.method = ""  # how the last test call was traced
+        self.methods: Counter[str] = Counter()  # how the test calls were traced
+        # Below 3.12: the raises contexts patched to report what they caught while watching;
+        # test file -> whether they suffice for its tests; the catching helpers' names
+        self.watching = False
+        self.patched = [] if self.settrace or self.monitor else self._patch_contexts()
+        self.suffice: dict[str, bool] = {}
+        self.helpers: Optional[frozenset[str]] = None
         # A test that asserts a falsy result (`assert not f(x)`, `assert f(x) is None`): the
         # early-out returns (`if ...: return None`) of the project it took, with what value
         self.falsy: dict[str, frozenset[int]] = {}  # test file -> its such tests' lines
@@ -127,6 +154,57 @@ class Tracer:
     def catches(self, filename: str) -> bool:
         return filename in self.catchers or self.kind(filename) == TEST
 
+    def _contexts_suffice(self, filename: str) -> bool:
+        """Whether the tests of ``filename`` catch only through the raises contexts: no
+        function of it catches by itself, nor uses the name of a test-side helper that does."""
+        found = self.suffice.get(filename)
+        if found is None:
+            source = _read(filename)
+            own = catching_functions(source)
+            found = own is not None and not own and not mentioned(source) & self._helpers()
+            self.suffice[filename] = found
+        return found
+
+    def _helpers(self) -> frozenset[str]:
+        """The catching functions of the test-side modules imported by now that are not
+        test modules (conftest files, helper modules), by name."""
+        if self.helpers is None:
+            names: set[str] = set()
+            for module in list(sys.modules.values()):
+                filename = getattr(module, "__file__", None)
+                if not isinstance(filename, str) or not filename.endswith(".py"):
+                    continue
+                if self.kind(filename) == TEST and os.path.realpath(filename) not in self.tests:
+                    names.update(catching_functions(_read(filename)) or ())
+            self.helpers = frozenset(names)
+        return self.helpers
+
+    def _patch_contexts(self) -> list[tuple[type, Any]]:
+        """Make the raises contexts report what they catch while :attr:`watching`; none
+        (sys.settrace for every test) unless pytest's own is among them."""
+        import unittest.case  # noqa: F401 (its context is patched with pytest's)
+
+        found: list[tuple[type, Any]] = []
+        for module_name, class_name in CONTEXTS:
+            kind = getattr(sys.modules.get(module_name), class_name, None)
+            original = getattr(kind, "__dict__", {}).get("__exit__")
+            if isinstance(kind, type) and original is not None:
+                found.append((kind, original))
+        if not any(kind.__module__.startswith("_pytest") for kind, _ in found):
+            return []
+        for kind, original in found:
+            setattr(kind, "__exit__", self._reporting(original))  # noqa: B010 (on a class)
+        return found
+
+    def _reporting(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def __exit__(context: Any, kind: Any, exc: Any, tb: Optional[TracebackType]) -> Any:
+            suppressed = original(context, kind, exc, tb)
+            if suppressed and exc is not None and self.watching:
+                self._seen(exc, tb)
+            return suppressed
+
+        return __exit__
+
     # -- hooks ----------------------------------------------------------------------------
 
     @pytest.hookimpl(trylast=True)
@@ -139,7 +217,7 @@ class Tracer:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
         self.caught, self.took = [], []
-        stop = self._start(self._asserts_falsy(item))
+        stop = self._start(item)
         try:
             return (yield)
         finally:
@@ -158,11 +236,22 @@ class Tracer:
         elif report.when == "call":
             self.passed.add(report.nodeid)
 
+    def pytest_unconfigure(self) -> None:
+        for kind, original in self.patched:
+            setattr(kind, "__exit__", original)  # noqa: B010 (on a class)
+        self.patched = []
+
     def pytest_sessionfinish(self) -> None:
         passed = self.passed - self.failed
+        methods = self.methods.most_common()
+        method = (
+            methods[0][0]
+            if len(methods) == 1
+            else ", ".join(f"{name} ({count} test calls)" for name, count in methods)
+        )
         document = {
             "passed": len(passed),
-            "method": self.method,
+            "method": method,
             "tests": [
                 {"test": test, "caught": entries}
                 for test, entries in self.found.items()
@@ -200,29 +289,33 @@ class Tracer:
             return False
         lines = self.falsy.get(code.co_filename)
         if lines is None:  # each test file parsed once
-            try:
-                source = Path(code.co_filename).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                source = ""
-            lines = self.falsy[code.co_filename] = falsy_tests(source)
+            lines = self.falsy[code.co_filename] = falsy_tests(_read(code.co_filename))
         return code.co_firstlineno in lines
 
     def _early_outs(self, filename: str) -> frozenset[int]:
         found = self.returns.get(filename)
         if found is None:
-            try:
-                source = Path(filename).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                source = ""
-            found = self.returns[filename] = early_returns(source)
+            found = self.returns[filename] = early_returns(_read(filename))
         return found
 
-    def _start(self, falsy: bool = False) -> Callable[[], None]:
+    def _start(self, item: pytest.Item) -> Callable[[], None]:
         # The early-out returns are seen by sys.settrace on every Python, and only in the
         # tests that assert a falsy result.
-        if sys.version_info >= (3, 12) and not self.settrace and not falsy:
+        falsy = self._asserts_falsy(item)
+        if self.monitor and not falsy:
             return self._monitor()
+        if self.patched and not falsy and self._contexts_suffice(str(item.path)):
+            return self._contexts()
         return self._settrace(falsy)
+
+    def _contexts(self) -> Callable[[], None]:
+        self.watching = True
+        self.methods["raises contexts"] += 1
+
+        def stop() -> None:
+            self.watching = False
+
+        return stop
 
     def _monitor(self) -> Callable[[], None]:  # Python 3.12+
         monitoring: Any = getattr(sys, "monitoring")  # noqa: B009 (not in typeshed's 3.9)
@@ -238,7 +331,7 @@ class Tracer:
 
         monitoring.register_callback(tool, event, handled)
         monitoring.set_events(tool, event)
-        self.method = "sys.monitoring"
+        self.methods["sys.monitoring"] += 1
 
         def stop() -> None:
             monitoring.set_events(tool, 0)
@@ -295,9 +388,16 @@ class Tracer:
 
         previous = sys.gettrace()
         sys.settrace(call)
-        self.method = "sys.settrace"
+        self.methods["sys.settrace"] += 1
 
         def stop() -> None:
             sys.settrace(previous)
 
         return stop
+
+
+def _read(filename: str) -> str:
+    try:
+        return Path(filename).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""

@@ -30,13 +30,14 @@ class Trace:
     passed: int  # tests that passed
     caught: tuple[Caught, ...]
     seconds: float
-    method: str  # sys.monitoring or sys.settrace
+    method: str  # sys.monitoring, sys.settrace, raises contexts, or several with their counts
 
 
-def trace(paths: Sequence[str], timeout: float, *, settrace: bool = False) -> Trace:
-    """Run the tests of ``paths`` once, tracing (with ``settrace``, by ``sys.settrace`` even
-    where ``sys.monitoring`` is); a :class:`UsageError` when the run says nothing (it did not
-    start, timed out, or passed no test)."""
+def trace(paths: Sequence[str], timeout: float, *, method: str = "auto") -> Trace:
+    """Run the tests of ``paths`` once, tracing (``method``: ``auto``, or for tests
+    ``settrace``, every test by ``sys.settrace``, or ``contexts``, the raises contexts where
+    they suffice and ``sys.settrace`` elsewhere, as below 3.12); a :class:`UsageError` when
+    the run says nothing (it did not start, timed out, or passed no test)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="truegreen-discover-") as tmp:
         out = os.path.join(tmp, "trace.json")
@@ -44,8 +45,8 @@ def trace(paths: Sequence[str], timeout: float, *, settrace: bool = False) -> Tr
         args = pytest.argv(["-q", "-p", "no:cacheprovider", f"--basetemp={tmp}/basetemp",
                             "-p", TRACER, f"--truegreen-discover-out={out}"],
                            pytest._one())  # fmt: skip
-        if settrace:
-            args.insert(0, "--truegreen-discover-method=settrace")
+        if method != "auto":
+            args.insert(0, f"--truegreen-discover-method={method}")
         done = pytest.call(args, deadline=time.time() + timeout, everything=True)
         if done.timed_out:
             raise UsageError(
