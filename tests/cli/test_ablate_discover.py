@@ -335,3 +335,90 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
         "tests/test_core.py::test_a_missing_key_is_none",
     ]
     assert status == 1
+
+
+LOOP_APP = """\
+def visible(names):
+    found = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        found.append(name)
+    return found
+
+
+def size(names):
+    total = 0
+    for name in names:
+        if not name:
+            continue
+        total += len(name)
+    return total
+
+
+def numbers(names):
+    found = []
+    for name in names:
+        if name == "":
+            continue
+        found.append(int(name))
+    return found
+
+
+def safe_numbers(names):
+    try:
+        return numbers(names)
+    except ValueError:
+        return None
+"""
+
+LOOP_TESTS = """\
+from app.core import safe_numbers, size, visible
+
+
+def test_hidden_names_are_not_listed():
+    assert not visible([".git", ".env"])
+
+
+def test_blank_names_have_no_size():
+    assert not size(["", ""])
+
+
+def test_a_bad_number_is_none():
+    assert safe_numbers(["", "x"]) is None
+
+
+def test_a_visible_name_is_listed():
+    assert visible([".git", "a"]) == ["a"]
+"""
+
+
+def test_an_early_continue_in_a_function_that_returned_a_falsy_result_is_a_claim(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The continues a falsy-asserting test took count when their function returned the falsy
+    result: without `if name.startswith("."): continue` the hidden names are listed (killed);
+    without `if not name: continue` a blank name adds 0 all the same (survived, a guard that
+    changes nothing). `numbers` took its continue and then raised: no claim from it. A test
+    asserting no falsy result is not traced for continues.
+
+    Ablation: delete `raising.add(frame)` in `src/truegreen/plugin/discovery.py`: the
+    continue of the function that raised becomes a claim.
+
+    Ablation: replace `not skips.isdisjoint(lines)` with `False` in
+    `src/truegreen/plugin/discovery.py`."""
+    (project / "app" / "core.py").write_text(LOOP_APP)
+    (project / "tests" / "test_core.py").write_text(LOOP_TESTS)
+    status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["passed"] == 4  # premise: every test ran and passed
+    claims = [(c["test"].split("::")[1], c["snippet"], c["new"], c["line"], c["raise"],
+               c["verdict"]) for c in document["claims"]]  # fmt: skip
+    assert claims == [
+        ("test_hidden_names_are_not_listed", 'name.startswith(".")', "False", "app/core.py:5",
+         "continue", "killed"),
+        ("test_blank_names_have_no_size", "not name", "False", "app/core.py:14", "continue",
+         "survived"),
+    ]  # fmt: skip
+    assert "tests/test_core.py::test_a_bad_number_is_none" not in document["negative_tests"]
+    assert status == 1

@@ -10,6 +10,7 @@ import pytest
 from truegreen.core.claims import Claim, read_records
 from truegreen.core.discovery import (
     DEPENDENCY,
+    EARLY_CONTINUE,
     EARLY_RETURN,
     PROJECT,
     STDLIB,
@@ -22,6 +23,7 @@ from truegreen.core.discovery import (
     asserts_a_falsy_result,
     catching_functions,
     derive,
+    early_continues,
     early_returns,
     is_test_path,
     mentioned,
@@ -222,6 +224,54 @@ def test_a_return_that_is_not_an_early_out_gives_no_claim() -> None:
     found = _took(11)
     assert found.claim is None
     assert found.why == "app/core.py:11 is not an early-out return `return None`"
+
+
+LOOPS = """\
+def visible(names):
+    found = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        if not name: continue
+        found.append(name)
+    return found
+
+
+def split(names):
+    for name in names:
+        if name:
+            found = name
+        else:
+            continue
+"""
+
+
+def test_an_early_out_continue_is_the_continue_of_an_if_with_no_else_on_its_own_line() -> None:
+    """On the `if`'s line a trace cannot tell a continue taken from one passed by; in an
+    `else` it is the branch's other answer.
+
+    Ablation: replace `isinstance(n.body[0], kind)` with `True` in
+    `src/truegreen/core/discovery.py`: the returns and continues are one list."""
+    assert "if not name: continue" in LOOPS  # premise: a one-line early-out continue
+    assert sorted(early_continues(LOOPS)) == [5]
+    assert early_returns(LOOPS) == frozenset()
+
+
+def test_an_early_continue_taken_makes_its_guard_false_and_no_other_continue_does() -> None:
+    """Ablation: replace `isinstance(statement, kind)` with `True` in
+    `src/truegreen/core/discovery.py`."""
+    took = Caught("tests/test_x.py::test_x", EARLY_CONTINUE, (Frame("/p/app/core.py", 5, PROJECT),))
+    found = derive(took, lambda wanted: LOOPS, ROOT)
+    assert found.claim == Claim(
+        "tests/test_x.py::test_x", "app/core.py", 'name.startswith(".")', "False", 0
+    )
+    assert (found.where, found.raise_text) == ("app/core.py:5", "continue")
+    # line 7 is `found.append(name)`, a statement of the loop that is no continue
+    elsewhere = Caught(took.test, EARLY_CONTINUE, (Frame("/p/app/core.py", 7, PROJECT),))
+    assert "found.append" in LOOPS.splitlines()[6]  # premise: line 7
+    found = derive(elsewhere, lambda wanted: LOOPS, ROOT)
+    assert found.claim is None
+    assert found.why == "app/core.py:7 is not an early-out continue `found.append(name)`"
 
 
 FALSY = """\

@@ -33,8 +33,10 @@ from truegreen.core.claims import Claim, read_records
 from truegreen.core.snippets import SnippetError, find_expressions, find_statements, offsets
 
 PROJECT = "project"
-# The "exception type" of an early-out return a test took: `if ...: return None`
+# The "exception types" of the early-outs a test took: `if ...: return None`, and a loop's
+# `if ...:` / `continue` in a function that then returned a falsy result
 EARLY_RETURN = "early return"
+EARLY_CONTINUE = "early continue"
 TEST = "test"
 STDLIB = "stdlib"
 DEPENDENCY = "dependency"
@@ -178,23 +180,40 @@ def asserts_a_falsy_result(source: str, line: int) -> bool:
 
 
 def _early_out(node: ast.AST) -> bool:
-    """An ``if`` with no ``else`` whose body is one ``return`` (an early-out)."""
+    """An ``if`` with no ``else`` whose body is one ``return`` or ``continue`` (an early-out)."""
     return (
         isinstance(node, ast.If)
         and not node.orelse
         and len(node.body) == 1
-        and isinstance(node.body[0], ast.Return)
+        and isinstance(node.body[0], (ast.Return, ast.Continue))
+    )
+
+
+def _early_outs(source: str, kind: type, own_line: bool = False) -> frozenset[int]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(
+        n.body[0].lineno  # type: ignore[attr-defined]
+        for n in ast.walk(tree)
+        if _early_out(n)
+        and isinstance(n.body[0], kind)  # type: ignore[attr-defined]
+        and not (own_line and n.body[0].lineno == n.lineno)  # type: ignore[attr-defined]
     )
 
 
 def early_returns(source: str) -> frozenset[int]:
     """The lines of ``source``'s early-out returns: the ``return`` of an ``if ...: return
     ...`` with no ``else``."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return frozenset()
-    return frozenset(n.body[0].lineno for n in ast.walk(tree) if _early_out(n))  # type: ignore[attr-defined]
+    return _early_outs(source, ast.Return)
+
+
+def early_continues(source: str) -> frozenset[int]:
+    """The lines of ``source``'s early-out continues that stand on a line of their own: the
+    ``continue`` of an ``if ...:`` / ``continue`` with no ``else`` (on the ``if``'s line, a
+    trace cannot tell whether it was taken)."""
+    return _early_outs(source, ast.Continue, own_line=True)
 
 
 # Context managers that swallow an exception, besides the raises contexts that the tracing run
@@ -297,7 +316,7 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
         return Derived(caught, None, f"{where}: the file does not parse", where)
     statement = _statement_at(tree, inner.line)
     text = squash(ast.get_source_segment(source, statement) or "") if statement else ""
-    if caught.type == EARLY_RETURN:
+    if caught.type in (EARLY_RETURN, EARLY_CONTINUE):
         return _early_return(caught, tree, source, statement, path, where, text)
     if not isinstance(statement, ast.Raise):
         shown = text if len(text) <= 60 else text[:57] + "..."
@@ -341,12 +360,14 @@ def _early_return(
     where: str,
     text: str,
 ) -> Derived:
-    """The claim of an early-out return a test took: its guard made False, so the function
-    goes on past it (the ``return`` alone is never deleted: the code after it would run
-    anyway, and a function of one ``if`` would lose its body)."""
-    parent = _parent(tree, statement)[0] if isinstance(statement, ast.Return) else None
+    """The claim of an early-out return or continue a test took: its guard made False, so
+    the code goes on past it (the ``return`` or ``continue`` alone is never deleted: the code
+    after it would run anyway, and a function of one ``if`` would lose its body)."""
+    kind = ast.Continue if caught.type == EARLY_CONTINUE else ast.Return
+    parent = _parent(tree, statement)[0] if isinstance(statement, kind) else None
     if parent is None or not _early_out(parent):
-        return Derived(caught, None, f"{where} is not an early-out return `{text}`", where)
+        what = "continue" if kind is ast.Continue else "return"
+        return Derived(caught, None, f"{where} is not an early-out {what} `{text}`", where)
     guard = squash(ast.get_source_segment(source, parent.test) or "")  # type: ignore[attr-defined]
     count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
     if count == 1 and quotable(guard):

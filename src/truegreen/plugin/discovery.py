@@ -34,11 +34,13 @@ import pytest
 
 from truegreen.core.discovery import (
     DEPENDENCY,
+    EARLY_CONTINUE,
     EARLY_RETURN,
     PROJECT,
     STDLIB,
     TEST,
     catching_functions,
+    early_continues,
     early_returns,
     falsy_tests,
     is_test_path,
@@ -102,9 +104,9 @@ class Tracer:
         self.tests: set[str] = set()  # the collected test modules
         self.kinds: dict[str, str] = {}
         self.catching: dict[str, bool] = {}  # filename -> whether its frames catch for a test
-        # code object -> its frames' local tracer (None: untraced), without and with the
-        # early-out returns of a test that asserts a falsy result
-        self.decided: dict[bool, dict[CodeType, Any]] = {False: {}, True: {}}
+        # code object -> its frames' local tracer (None: untraced) and whether it traces
+        # lines, without and with the early-outs of a test that asserts a falsy result
+        self.decided: dict[bool, dict[CodeType, tuple[Any, bool]]] = {False: {}, True: {}}
         self.caught: list[tuple[BaseException, Optional[TracebackType]]] = []
         self.found: dict[str, list[dict[str, Any]]] = {}
         self.failed: set[str] = set()
@@ -120,7 +122,8 @@ class Tracer:
         # early-out returns (`if ...: return None`) of the project it took, with what value
         self.falsy: dict[str, frozenset[int]] = {}  # test file -> its such tests' lines
         self.returns: dict[str, frozenset[int]] = {}  # project file -> its early-out lines
-        self.took: list[tuple[str, int]] = []
+        self.continues: dict[str, frozenset[int]] = {}  # project file -> its early continues
+        self.took: list[tuple[str, int, str]] = []  # (file, line, EARLY_RETURN or _CONTINUE)
         prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
         self.prefixes = tuple(os.path.realpath(p) + os.sep for p in prefixes)
         stdlib = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
@@ -225,8 +228,8 @@ class Tracer:
             caught, self.caught = self.caught, []
             entries = [self._entry(exc, tb) for exc, tb in caught]
             took, self.took = list(dict.fromkeys(self.took)), []
-            entries += [{"type": EARLY_RETURN, "frames": [[path, line, PROJECT]]}
-                        for path, line in took]  # fmt: skip
+            entries += [{"type": kind, "frames": [[path, line, PROJECT]]}
+                        for path, line, kind in took]  # fmt: skip
             if entries:
                 self.found[item.nodeid] = entries
 
@@ -298,6 +301,12 @@ class Tracer:
             found = self.returns[filename] = early_returns(_read(filename))
         return found
 
+    def _early_continues(self, filename: str) -> frozenset[int]:
+        found = self.continues.get(filename)
+        if found is None:
+            found = self.continues[filename] = early_continues(_read(filename))
+        return found
+
     def _start(self, item: pytest.Item) -> Callable[[], None]:
         # The early-out returns are seen by sys.settrace on every Python, and only in the
         # tests that assert a falsy result.
@@ -350,19 +359,43 @@ class Tracer:
             return local
 
         def returned(frame: FrameType, event: str, arg: Any) -> Any:
-            if event == "return" and frame.f_lineno in self._early_outs(frame.f_code.co_filename):
-                try:
-                    falsy_value = not arg
-                except Exception:  # a __bool__ that raises: not a falsy result
-                    falsy_value = False
-                if falsy_value:
-                    self.took.append((os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
+            filename = frame.f_code.co_filename
+            if event == "return" and frame.f_lineno in self._early_outs(filename) and _falsy(arg):
+                self.took.append((os.path.realpath(filename), frame.f_lineno, EARLY_RETURN))
             return returned
+
+        # A frame whose code holds an early-out `continue` is traced by line as well: the
+        # continues it took count when the frame returns a falsy result (they skipped what
+        # it would have answered), not when it raises.
+        skipped: dict[FrameType, list[int]] = {}
+        raising: set[FrameType] = set()
+
+        def looped(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "line":
+                raising.discard(frame)  # an exception caught within the frame
+                if frame.f_lineno in self._early_continues(frame.f_code.co_filename):
+                    skipped.setdefault(frame, []).append(frame.f_lineno)
+            elif event == "exception":
+                raising.add(frame)
+            elif event == "return":
+                lines = skipped.pop(frame, [])
+                if frame in raising:
+                    raising.discard(frame)
+                    return looped
+                filename = frame.f_code.co_filename
+                early = frame.f_lineno in self._early_outs(filename)
+                if (lines or early) and _falsy(arg):
+                    path = os.path.realpath(filename)
+                    if early:
+                        self.took.append((path, frame.f_lineno, EARLY_RETURN))
+                    self.took.extend((path, line, EARLY_CONTINUE) for line in lines)
+            return looped
 
         # Called for every Python call: one lookup by code object, most of the time. A
         # frame of a catching file gets `local`; in a test asserting a falsy result, a frame
-        # of the project whose code holds an early-out return gets `returned`; any other
-        # frame nothing, so its lines, returns and exceptions cost nothing.
+        # of the project whose code holds an early-out return gets `returned`, one holding
+        # an early-out continue `looped`; any other frame nothing, so its lines, returns and
+        # exceptions cost nothing.
         decided = self.decided[falsy]
 
         def decide(code: CodeType) -> Any:
@@ -371,19 +404,24 @@ class Tracer:
             if found is None:
                 found = self.catching[filename] = self.catches(filename)
             if found:
-                return local
+                return local, False
             if falsy and self.kind(filename) == PROJECT:
-                outs = self._early_outs(filename)
-                if outs and any(line in outs for _, line in dis.findlinestarts(code)):
-                    return returned
-            return None
+                outs, skips = self._early_outs(filename), self._early_continues(filename)
+                if outs or skips:
+                    lines = {line for _, line in dis.findlinestarts(code)}
+                    if not skips.isdisjoint(lines):
+                        return looped, True
+                    if not outs.isdisjoint(lines):
+                        return returned, False
+            return None, False
 
         def call(frame: FrameType, event: str, arg: Any) -> Any:
-            tracer = decided.get(frame.f_code, False)
-            if tracer is False:
-                tracer = decided[frame.f_code] = decide(frame.f_code)
+            found = decided.get(frame.f_code)
+            if found is None:
+                found = decided[frame.f_code] = decide(frame.f_code)
+            tracer, lines = found
             if tracer is not None:
-                frame.f_trace_lines = False  # its returns and exceptions alone
+                frame.f_trace_lines = lines  # its returns and exceptions, and lines if looped
             return tracer
 
         previous = sys.gettrace()
@@ -401,3 +439,10 @@ def _read(filename: str) -> str:
         return Path(filename).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+def _falsy(value: Any) -> bool:
+    try:
+        return not value
+    except Exception:  # a __bool__ that raises: not a falsy result
+        return False
