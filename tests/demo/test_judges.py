@@ -169,7 +169,7 @@ DISCOVER = """\
 test                                                         verdict   seconds  claim
 unrecorded/test_refusals.py::test_a_tab_is_refused           killed        0.1  replace `a` with `False` in greeter.py
 unrecorded/test_refusals.py::test_a_missing_name_is_refused  survived      0.0  replace `b` with `False` in greeter.py
-1 negative tests stay green without the raise they caught or the early return they took (they check nothing specific):
+1 negative tests stay green without the raise they caught or the early-out they took (they check nothing specific):
   unrecorded/test_refusals.py::test_a_missing_name_is_refused: should fail without greeter.py:{line} `raise ValueError("no name")` (replace `b` with `False`)
 2 negative tests (of 2 passing), 2 claims derived: 1 killed, 1 survived, 0 caught exceptions with no claim
 """  # noqa: E501

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, prepare: Callable[[Claim], Union[str, Verdict]
     _say(f"tracing one run of {' '.join(paths)}")
     traced = trace(paths, args.run_timeout)
     _say(f"{traced.passed} tests passed, {len({c.test for c in traced.caught})} caught an "
-         f"exception or took an early return ({traced.method}, {traced.seconds:.1f}s)")  # fmt: skip
+         f"exception or took an early-out ({traced.method}, {traced.seconds:.1f}s)")  # fmt: skip
     root = os.getcwd()
     read = _reader()
     derived = [derive(caught, read, root) for caught in traced.caught]
@@ -258,7 +258,7 @@ def _table(found: Discovery) -> None:
     survived = [o for o in outcomes if o.verdict.verdict == SURVIVED]
     if survived:
         print(f"{len(survived)} negative tests stay green without the raise they caught "
-              "or the early return they took (they check nothing specific):")  # fmt: skip
+              "or the early-out they took (they check nothing specific):")  # fmt: skip
         for o in survived:
             where = found.where(o.claim)
             print(f"  {o.claim.test}: should fail without {where.where} `{where.raise_text}` "
