@@ -123,8 +123,8 @@ def test_localtime_is_utc_whatever_the_ambient_zone(
 def test_declared_prefix_is_unset_for_the_test(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: replace `self.clear_prefixes` with `()` in `src/truegreen/core/hermetic.py`.
-    Restored."""
+    """Ablation: replace `name.startswith(prefix)` with `False` in
+    `src/truegreen/core/hermetic.py`. Restored."""
     monkeypatch.setenv("MYAPP_URL", "https://gitea.example.invalid")
     pytester.makepyprojecttoml('[tool.truegreen]\nclear-env-prefixes = ["MYAPP_"]\n')
     pytester.makepyfile(
