@@ -272,6 +272,11 @@ def test_an_early_continue_taken_makes_its_guard_false_and_no_other_continue_doe
     found = derive(elsewhere, lambda wanted: LOOPS, ROOT)
     assert found.claim is None
     assert found.why == "app/core.py:7 is not an early-out continue `found.append(name)`"
+    # the kinds do not mix: a continue's line reported as an early return is no claim
+    mixed = Caught(took.test, EARLY_RETURN, took.frames)
+    found = derive(mixed, lambda wanted: LOOPS, ROOT)
+    assert found.claim is None
+    assert found.why == "app/core.py:5 is not an early-out return `continue`"
 
 
 FALSY = """\
