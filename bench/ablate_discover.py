@@ -5,10 +5,15 @@ For each project of the real-world bench (its venv and sources in ``--work``, ma
 with truegreen off), then ``truegreen ablate --discover -j N --format json`` with this
 checkout's truegreen first on PYTHONPATH. Prints, side by side: tests passed, negative
 tests, claims, the verdicts, the caught exceptions with no claim by reason, and the cost
-as a ratio to the plain run (wall time). With ``--mutmut VENV`` (a copy of a project's venv
-with mutmut installed), also mutmut on one module of that project, capped in time.
+as a ratio to the plain run (wall time). With ``--mutmut``, also mutmut beside discovery on
+the same tests of the first project that has a mutmut module below: a venv made for it (the
+project's packages, mutmut, and the project's metadata without its code, so the tests import
+mutmut's mutated copy, not an installed one), then, on one copy of the sources, a plain run,
+``truegreen ablate --discover`` and ``mutmut run``, each timed by the CPU of its whole process
+tree.
 
     python bench/ablate_discover.py --work /work/rw --projects tomlkit click dunamai
+    python bench/ablate_discover.py --work /work/rw --projects dunamai --mutmut
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ import collections
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import venv
 from pathlib import Path
 
 SURVIVED = "survived"
@@ -36,7 +43,10 @@ PROJECTS = {
     "python-dotenv": (["tests"], "--deselect tests/test_ipython.py"),
     "platformdirs": (["tests"], "-p no:cov"),
 }
-MUTMUT_MODULE = {"tomlkit": "tomlkit/toml_char.py", "dunamai": "dunamai/__init__.py"}
+# mutmut's module and tests of a project: dunamai's integration tests start the `dunamai`
+# program, which mutmut's mutated copy cannot serve
+MUTMUT = {"dunamai": ("dunamai/", "tests/unit"), "tomlkit": ("tomlkit/toml_char.py", "tests")}
+MUTMUT_VERSION = "3.8.1"
 
 
 def reason(why: str) -> str:
@@ -96,20 +106,75 @@ def measure(name: str, work: Path, jobs: int, timeout: float) -> dict[str, objec
     }
 
 
-def mutmut(name: str, work: Path, venv: Path, timeout: float) -> str:
-    """mutmut 3 on one module of ``name``: its summary line, and its time."""
-    module = MUTMUT_MODULE[name]
-    tests, _ = PROJECTS[name]
+def cpu_timed(
+    argv: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the command and its children, stdout and stderr)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds, out = timed(argv, cwd, env, timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu, out
+
+
+def mutmut_venv(name: str, work: Path, home: Path) -> Path:
+    """A venv for mutmut: the project venv's packages (not the project, not truegreen),
+    mutmut, and the project installed without dependencies with its code then removed: its
+    metadata stays (tests that read their version from it), its modules are mutmut's."""
+    project_python = work / name / "venv" / "bin" / "python"
+    frozen = subprocess.run([str(project_python), "-m", "pip", "freeze", "--exclude-editable"],
+                            capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    own = (f"{name}==", f"{name} @", "truegreen")
+    keep = [line for line in frozen if not line.lower().startswith(own)]
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, f"mutmut=={MUTMUT_VERSION}", *keep], check=True)
+    subprocess.run([*pip, "--no-deps", str(work / name / "clean" / "src")], check=True)
+    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = subprocess.run([str(python), "-c", where], capture_output=True, text=True, check=True)
+    package = MUTMUT[name][0].split("/")[0]
+    shutil.rmtree(Path(site.stdout.strip()) / package)
+    return python
+
+
+def beside_mutmut(name: str, work: Path, jobs: int, timeout: float) -> list[str]:
+    """A plain run, ``truegreen ablate --discover`` and ``mutmut run`` on the same tests of
+    one copy of ``name``'s sources: a line each, with its wall and CPU seconds."""
+    paths, tests = MUTMUT[name]
     with tempfile.TemporaryDirectory(prefix=f"mutmut-{name}-") as tmp:
+        sys.stderr.write(f"ablate_discover: a venv for mutmut {MUTMUT_VERSION}\n")
+        python = mutmut_venv(name, work, Path(tmp) / "venv")
         source = Path(tmp) / "src"
         shutil.copytree(work / name / "clean" / "src", source)
         with open(source / "setup.cfg", "a", encoding="utf-8") as handle:
-            handle.write(f"\n[mutmut]\npaths_to_mutate={module}\ntests_dir={tests[0]}/\n")
+            handle.write(f"\n[mutmut]\npaths_to_mutate={paths}\ntests_dir={tests}/\n")
+        project_python = str(work / name / "venv" / "bin" / "python")
+        env = dict(os.environ, PYTHONPATH=str(HERE / "src"))
+        lines = []
+        sys.stderr.write(f"ablate_discover: plain, discover and mutmut on {name} {tests}\n")
+        wall, cpu, _ = cpu_timed([project_python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                  "-p", "no:truegreen", tests], source, env, timeout)  # fmt: skip
+        lines.append(f"plain pytest of {tests}: {wall:.1f} s wall, {cpu:.1f} s CPU")
+        plain = cpu
+        wall, cpu, out = cpu_timed([project_python, "-m", "truegreen", "ablate", "--discover",
+                                    tests, "-j", str(jobs), "--format", "json"], source, env,
+                                   timeout)  # fmt: skip
+        document = json.loads(out) if out.startswith("{") else {"claims": [], "negative_tests": []}
+        verdicts = collections.Counter(c["verdict"] for c in document["claims"])
+        lines.append(f"truegreen ablate --discover: {len(document['negative_tests'])} negative "
+                     f"tests, {len(document['claims'])} claims, {dict(verdicts)}; {wall:.1f} s "
+                     f"wall, {cpu:.1f} s CPU ({cpu / plain:.1f}x)")  # fmt: skip
         env = dict(os.environ, PYTEST_ADDOPTS="-p no:truegreen")
-        seconds, out = timed([str(venv / "bin" / "mutmut"), "run", "--max-children", "2"],
-                             source, env, timeout)  # fmt: skip
-    counts = re.findall(r"🎉 (\d+).*?🙁 (\d+)", out)
-    return f"{module}: {counts[-1] if counts else out.strip()[-200:]} ({seconds:.0f} s)"
+        wall, cpu, out = cpu_timed([str(python.parent / "mutmut"), "run", "--max-children",
+                                    str(jobs)], source, env, timeout)  # fmt: skip
+        # its progress line: killed, reached by no test, timeout, suspicious, survived
+        counts = re.findall(r"🎉 (\d+) 🫥 (\d+)\s+⏰ (\d+)\s+🤔 (\d+)\s+🙁 (\d+)", out)
+        summary = "killed {}, no test {}, timeout {}, suspicious {}, survived {}"
+        result = summary.format(*counts[-1]) if counts else out.strip()[-300:]
+        lines.append(f"mutmut {MUTMUT_VERSION} on {paths}: {result}; {wall:.1f} s wall, "
+                     f"{cpu:.1f} s CPU ({cpu / plain:.0f}x)")  # fmt: skip
+    return lines
 
 
 def main() -> int:
@@ -119,8 +184,9 @@ def main() -> int:
                         choices=sorted(PROJECTS))  # fmt: skip
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1800.0)
-    parser.add_argument("--mutmut", type=Path, metavar="VENV",
-                        help="a venv with mutmut (the first project with a module)")  # fmt: skip
+    parser.add_argument("--mutmut", action="store_true",
+                        help="mutmut beside discovery on the same tests of the first project "
+                        f"among {', '.join(sorted(MUTMUT))}")  # fmt: skip
     args = parser.parse_args()
     rows = []
     for name in args.projects:
@@ -140,9 +206,11 @@ def main() -> int:
         for line in row["survived"]:  # type: ignore[attr-defined]
             print(f"  {line}")
     if args.mutmut:
-        name = next((p for p in args.projects if p in MUTMUT_MODULE), None)
+        name = next((p for p in args.projects if p in MUTMUT), None)
         if name:
-            print(f"\nmutmut on {name}: {mutmut(name, args.work, args.mutmut, args.timeout)}")
+            print(f"\nbeside mutmut, {name}:")
+            for line in beside_mutmut(name, args.work, args.jobs, args.timeout):
+                print(f"  {line}")
     return 0
 
 
