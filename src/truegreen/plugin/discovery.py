@@ -8,9 +8,8 @@ catch in pytest's and unittest's code): on Python 3.12+ with ``sys.monitoring``'
 call, so it traces only the tests whose module catches by itself (an ``except``, ``with
 suppress``, or a call of a test-side helper that does); the others are watched through the
 ``__exit__`` of ``pytest.raises``' and ``assertRaises``' contexts, at no cost per call. For
-each caught
-exception it keeps the traceback from the catching frame inward, each frame marked
-``project`` (the project's own source), ``test``, ``stdlib`` or ``dependency``; the
+each caught exception it keeps the traceback from the catching frame inward, each frame
+marked ``project`` (the project's own source), ``test``, ``stdlib`` or ``dependency``; the
 ``truegreen ablate`` process turns that into claims (:mod:`truegreen.core.discovery`).
 
 At the end of the session it writes FILE: JSON, one entry per test that passed and caught
