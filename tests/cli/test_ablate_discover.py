@@ -302,6 +302,11 @@ def test_a_missing_key_is_not_one():
     assert find({"a": 1}, "b") != 1
 
 
+def test_a_missing_key_among_names_is_none():
+    names = {lookup(" a "): 1, lookup(""): 2}  # the blank name's early-out: not what is asserted
+    assert find(names, "b") is None
+
+
 def _found(key):  # a function that catches: below 3.12 this module's tests are all traced
     try:
         return find({"a": 1}, key)
@@ -317,9 +322,14 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
     guard made False. Without `if key not in table: return None` the lookup raises, and the
     test fails; without `if not name: return None`, `"".strip() or None` is None all the
     same, and the test survives, named with the line it should see. A test that takes the
-    same early-out but asserts no falsy result is not a negative test: no claim.
+    same early-out but asserts no falsy result is not a negative test: no claim; nor is an
+    early-out a falsy-asserting test took in a call that builds its input, not on the line of
+    the assertion.
 
     Ablation: replace `falsy and self.kind(filename) == PROJECT` with `False` in
+    `src/truegreen/plugin/discovery.py`.
+
+    Ablation: replace `caller.f_lineno in lines` with `True` in
     `src/truegreen/plugin/discovery.py`.
 
     Ablation: replace `falsy and self.kind(filename) == PROJECT` with
@@ -328,7 +338,7 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
     (project / "tests" / "test_core.py").write_text(EARLY_TESTS)
     status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
     document = json.loads(capsys.readouterr().out)
-    assert document["passed"] == 4  # premise: every test ran and passed
+    assert document["passed"] == 5  # premise: every test ran and passed
     claims = [(c["test"].split("::")[1], c["snippet"], c["new"], c["line"], c["raise"],
                c["verdict"]) for c in document["claims"]]  # fmt: skip
     assert claims == [
@@ -336,9 +346,12 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
          "return None", "killed"),
         ("test_a_blank_name_is_nothing", "not name", "False", "app/core.py:9", "return None",
          "survived"),
+        ("test_a_missing_key_among_names_is_none", "key not in table", "False",
+         "app/core.py:3", "return None", "killed"),
     ]  # fmt: skip
     assert document["negative_tests"] == [
         "tests/test_core.py::test_a_blank_name_is_nothing",
+        "tests/test_core.py::test_a_missing_key_among_names_is_none",
         "tests/test_core.py::test_a_missing_key_is_none",
     ]
     assert status == 1

@@ -174,6 +174,22 @@ def falsy_tests(source: str) -> frozenset[int]:
     return frozenset(lines)
 
 
+def falsy_assert_lines(source: str) -> frozenset[int]:
+    """Every line of ``source`` that a falsy assertion of a call spans: an early-out taken in
+    a call made on one of them led to the answer the test checks; one taken in a call made
+    elsewhere in the test (building its input) did not."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(
+        line
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assert) and _falsy_assert(n)
+        for line in range(n.lineno, (n.end_lineno or n.lineno) + 1)
+    )
+
+
 def asserts_a_falsy_result(source: str, line: int) -> bool:
     """Whether the function defined at ``line`` of ``source`` asserts a falsy call result."""
     return line in falsy_tests(source)

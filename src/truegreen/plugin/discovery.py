@@ -41,6 +41,7 @@ from truegreen.core.discovery import (
     catching_functions,
     early_continues,
     early_returns,
+    falsy_assert_lines,
     falsy_tests,
     is_test_path,
     mentioned,
@@ -120,6 +121,8 @@ class Tracer:
         # A test that asserts a falsy result (`assert not f(x)`, `assert f(x) is None`): the
         # early-out returns (`if ...: return None`) of the project it took, with what value
         self.falsy: dict[str, frozenset[int]] = {}  # test file -> its such tests' lines
+        self.asserts: dict[str, frozenset[int]] = {}  # test file -> its falsy asserts' lines
+        self.test_code: Optional[CodeType] = None  # the running test function's
         self.returns: dict[str, frozenset[int]] = {}  # project file -> its early-out lines
         self.continues: dict[str, frozenset[int]] = {}  # project file -> its early continues
         self.took: list[tuple[str, int, str]] = []  # (file, line, EARLY_RETURN or _CONTINUE)
@@ -294,6 +297,22 @@ class Tracer:
             lines = self.falsy[code.co_filename] = falsy_tests(_read(code.co_filename))
         return code.co_firstlineno in lines
 
+    def _asserted(self, frame: FrameType) -> bool:
+        """Whether ``frame`` runs in a call the test made on the line of a falsy assertion
+        (up its callers to the test's own frame)."""
+        caller = frame.f_back
+        while caller is not None:
+            code = caller.f_code
+            if code is self.test_code:
+                lines = self.asserts.get(code.co_filename)
+                if lines is None:
+                    lines = self.asserts[code.co_filename] = falsy_assert_lines(
+                        _read(code.co_filename)
+                    )
+                return caller.f_lineno in lines
+            caller = caller.f_back
+        return False
+
     def _early_outs(self, filename: str) -> frozenset[int]:
         found = self.returns.get(filename)
         if found is None:
@@ -310,6 +329,7 @@ class Tracer:
         # The early-out returns are seen by sys.settrace on every Python, and only in the
         # tests that assert a falsy result.
         falsy = self._asserts_falsy(item)
+        self.test_code = getattr(getattr(item, "function", None), "__code__", None)
         if self.monitor and not falsy:
             return self._monitor()
         if self.patched and not falsy and self._contexts_suffice(str(item.path)):
@@ -359,7 +379,12 @@ class Tracer:
 
         def returned(frame: FrameType, event: str, arg: Any) -> Any:
             filename = frame.f_code.co_filename
-            if event == "return" and frame.f_lineno in self._early_outs(filename) and _falsy(arg):
+            if (
+                event == "return"
+                and frame.f_lineno in self._early_outs(filename)
+                and _falsy(arg)
+                and self._asserted(frame)
+            ):
                 self.took.append((os.path.realpath(filename), frame.f_lineno, EARLY_RETURN))
             return returned
 
@@ -383,7 +408,7 @@ class Tracer:
                     return looped
                 filename = frame.f_code.co_filename
                 early = frame.f_lineno in self._early_outs(filename)
-                if (lines or early) and _falsy(arg):
+                if (lines or early) and _falsy(arg) and self._asserted(frame):
                     path = os.path.realpath(filename)
                     if early:
                         self.took.append((path, frame.f_lineno, EARLY_RETURN))
