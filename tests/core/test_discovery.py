@@ -258,7 +258,7 @@ def test_an_early_out_continue_is_the_continue_of_an_if_with_no_else_on_its_own_
 
 
 def test_an_early_continue_taken_makes_its_guard_false_and_no_other_continue_does() -> None:
-    """Ablation: replace `isinstance(statement, kind)` with `True` in
+    """Ablation: replace `isinstance(statement, statement_kind)` with `True` in
     `src/truegreen/core/discovery.py`."""
     took = Caught("tests/test_x.py::test_x", EARLY_CONTINUE, (Frame("/p/app/core.py", 5, PROJECT),))
     found = derive(took, lambda wanted: LOOPS, ROOT)

@@ -90,24 +90,31 @@ def squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def _statement_at(tree: ast.AST, line: int) -> Optional[ast.stmt]:
-    """The innermost statement that spans ``line`` (a walk goes level by level, so the
-    last one found is the deepest)."""
-    found: Optional[ast.stmt] = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            found = node
-    return found
+class _Index:
+    """A file's syntax, indexed once for the many exceptions caught in it: the innermost
+    statement spanning each line, and the node whose statement list holds each statement."""
 
+    def __init__(self, source: str) -> None:
+        self.tree = ast.parse(source)
+        self.statements: dict[int, ast.stmt] = {}
+        self.parents: dict[int, tuple[ast.AST, str]] = {}  # id(statement) -> (node, list)
+        for node in ast.walk(self.tree):  # level by level: a deeper statement comes later
+            if isinstance(node, ast.stmt):
+                for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                    self.statements[line] = node
+            for name in ("body", "orelse", "finalbody"):
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        self.parents[id(item)] = (node, name)
 
-def _parent(tree: ast.AST, child: ast.stmt) -> tuple[Optional[ast.AST], str]:
-    """The node whose statement list holds ``child``, and that list's name."""
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            value = getattr(node, name, None)
-            if isinstance(value, list) and any(item is child for item in value):
-                return node, name
-    return None, ""
+    def statement_at(self, line: int) -> Optional[ast.stmt]:
+        """The innermost statement that spans ``line``."""
+        return self.statements.get(line)
+
+    def parent(self, child: ast.stmt) -> tuple[Optional[ast.AST], str]:
+        """The node whose statement list holds ``child``, and that list's name."""
+        return self.parents.get(id(child), (None, ""))
 
 
 def quotable(text: str) -> bool:
@@ -295,10 +302,10 @@ def mentioned(source: str) -> frozenset[str]:
     return frozenset(names)
 
 
-@functools.lru_cache(maxsize=8)
-def _tree(source: str) -> ast.Module:
-    """A file's tree, parsed once for the many exceptions caught in it (never changed)."""
-    return ast.parse(source)
+@functools.lru_cache(maxsize=16)
+def _index(source: str) -> _Index:
+    """A file's index, made once for the many exceptions caught in it (never changed)."""
+    return _Index(source)
 
 
 def derive(caught: Caught, sources: Sources, root: str) -> Derived:
@@ -326,20 +333,33 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
     source = sources(inner.path)
     if source is None:
         return Derived(caught, None, f"{where}: the file cannot be read", where)
+    anchor, why, text = _anchored(source, path, inner.line, caught.type)
+    claim = Claim(caught.test, path, anchor[0], anchor[1], 0) if anchor else None
+    return Derived(caught, claim, why, where, text)
+
+
+# (snippet, replacement or None for a deletion), or None; why there is none; the statement
+Anchored = tuple[Optional[tuple[str, Optional[str]]], str, str]
+
+
+@functools.lru_cache(maxsize=4096)
+def _anchored(source: str, path: str, line: int, kind: str) -> Anchored:
+    """The anchor of an exception of type ``kind`` (or an early-out) caught at ``line`` of
+    ``source``: the same for every test that caught it there (parametrized cases by the
+    hundred), so made once."""
+    where = f"{path}:{line}"
     try:
-        tree = _tree(source)
+        index = _index(source)
     except (SyntaxError, ValueError):
-        return Derived(caught, None, f"{where}: the file does not parse", where)
-    statement = _statement_at(tree, inner.line)
+        return None, f"{where}: the file does not parse", ""
+    statement = index.statement_at(line)
     text = squash(ast.get_source_segment(source, statement) or "") if statement else ""
-    if caught.type in (EARLY_RETURN, EARLY_CONTINUE):
-        return _early_return(caught, tree, source, statement, path, where, text)
+    if kind in (EARLY_RETURN, EARLY_CONTINUE):
+        return _early_out_anchor(index, source, statement, kind, where, text)
     if not isinstance(statement, ast.Raise):
         shown = text if len(text) <= 60 else text[:57] + "..."
-        return Derived(caught, None,
-                       f"{caught.type} not raised by a raise statement: {where} `{shown}`",
-                       where)  # fmt: skip
-    parent, branch = _parent(tree, statement)
+        return None, f"{kind} not raised by a raise statement: {where} `{shown}`", ""
+    parent, branch = index.parent(statement)
     condition = parent.test if isinstance(parent, ast.If) else None
     guarded = condition is not None and branch in ("body", "orelse")
     # The guard made False skips the raise and goes on after the `if`; with an `else` (or
@@ -353,47 +373,39 @@ def derive(caught: Caught, sources: Sources, root: str) -> Derived:
             guard = squash(ast.get_source_segment(source, condition) or "")
             count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
             if count == 1 and quotable(guard):
-                new = "False" if branch == "body" else "True"
-                return Derived(caught, Claim(caught.test, path, guard, new, 0), "", where, text)
+                return (guard, "False" if branch == "body" else "True"), "", text
             tried.append(f"the guard `{guard}` occurs {count} times" if count != 1
                          else f"the guard `{guard}` cannot be quoted")  # fmt: skip
         else:
             count = _count(find_statements, source, text)  # type: ignore[arg-type]
             if count == 1 and quotable(text):
-                return Derived(caught, Claim(caught.test, path, text, None, 0), "", where, text)
+                return (text, None), "", text
             tried.append(f"`{text}` occurs {count} times" if count != 1
                          else f"`{text}` cannot be quoted")  # fmt: skip
-    why = f"no exactly-once anchor at {where}: " + "; ".join(tried)
-    return Derived(caught, None, why, where, text)
+    return None, f"no exactly-once anchor at {where}: " + "; ".join(tried), text
 
 
-def _early_return(
-    caught: Caught,
-    tree: ast.Module,
-    source: str,
-    statement: Optional[ast.stmt],
-    path: str,
-    where: str,
-    text: str,
-) -> Derived:
+def _early_out_anchor(
+    index: _Index, source: str, statement: Optional[ast.stmt], kind: str, where: str, text: str
+) -> Anchored:
     """The claim of an early-out return or continue a test took: its guard made False, so
     the code goes on past it (the ``return`` or ``continue`` alone is never deleted: the code
     after it would run anyway, and a function of one ``if`` would lose its body)."""
-    kind = ast.Continue if caught.type == EARLY_CONTINUE else ast.Return
-    parent = _parent(tree, statement)[0] if isinstance(statement, kind) else None
+    statement_kind = ast.Continue if kind == EARLY_CONTINUE else ast.Return
+    parent = index.parent(statement)[0] if isinstance(statement, statement_kind) else None
     if parent is None or not _early_out(parent):
-        what = "continue" if kind is ast.Continue else "return"
-        return Derived(caught, None, f"{where} is not an early-out {what} `{text}`", where)
+        what = "continue" if statement_kind is ast.Continue else "return"
+        return None, f"{where} is not an early-out {what} `{text}`", ""
     guard = squash(ast.get_source_segment(source, parent.test) or "")  # type: ignore[attr-defined]
     count = _count(find_expressions, source, guard)  # type: ignore[arg-type]
     if count == 1 and quotable(guard):
-        return Derived(caught, Claim(caught.test, path, guard, "False", 0), "", where, text)
+        return (guard, "False"), "", text
     why = (
         f"the guard `{guard}` occurs {count} times"
         if count != 1
         else f"the guard `{guard}` cannot be quoted"
     )
-    return Derived(caught, None, f"no exactly-once anchor at {where}: {why}", where, text)
+    return None, f"no exactly-once anchor at {where}: {why}", text
 
 
 # -- writing records --------------------------------------------------------------------
