@@ -81,8 +81,14 @@ def run(args: argparse.Namespace, prepare: Callable[[Claim], Union[str, Verdict]
     found = Discovery(traced, derived)
     claims = list(dict.fromkeys(d.claim for d in derived if d.claim is not None))
     _say(f"{len(claims)} claims derived")
+    # one ablated source an anchor, however many tests claim it
+    prepared: dict[tuple[str, str, Optional[str]], Union[str, Verdict]] = {}
+    for claim in claims:
+        anchor = (claim.path, claim.snippet, claim.new)
+        if anchor not in prepared:
+            prepared[anchor] = prepare(claim)
     items: list[tuple[Claim, tuple[str, ...], Union[str, Verdict]]]
-    items = [(c, (c.test,), prepare(c)) for c in claims]
+    items = [(c, (c.test,), prepared[(c.path, c.snippet, c.new)]) for c in claims]
     targets = sorted({c.path for c, _, ablated in items if isinstance(ablated, str)})
     numbered = {n: c for n, (c, _, ablated) in enumerate(items, 1) if isinstance(ablated, str)}
     files, batched = _switched(numbered, read) if args.batch else ({}, [])

@@ -164,7 +164,9 @@ def _batch_run(
         write_spec(spec, first, files[first], {p: files[p] for p in more})
         env[MUTANT_VAR] = spec
         tests = list(dict.fromkeys(c.test for _, _, c in claims))
-        args = [*OPTIONS, f"--basetemp={tmp}/basetemp", "-p", BATCH_PLUGIN,
+        # --tb=line: a failure's report reads no source (pytest parses each traceback
+        # entry's file for the long form: most of a batch's time where claims are killed)
+        args = [*OPTIONS, "--tb=line", f"--basetemp={tmp}/basetemp", "-p", BATCH_PLUGIN,
                 f"--truegreen-batch={plan}", *tests]  # fmt: skip
         server = runner.server if all(runner.forks(t) for t in targets) else None
         pytest = PytestProcess((), who="truegreen ablate --discover", env=env, server=server)
