@@ -332,8 +332,9 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
     Ablation: replace `caller.f_lineno in lines` with `True` in
     `src/truegreen/plugin/discovery.py`.
 
-    Ablation: replace `falsy and self.kind(filename) == PROJECT` with
-    `self.kind(filename) == PROJECT` in `src/truegreen/plugin/discovery.py`."""
+    (A test asserting no falsy result is kept out twice: its project frames are not traced
+    for early-outs, and none of its lines is a falsy assertion's, so either gate alone holds
+    and neither has a record of its own.)"""
     (project / "app" / "core.py").write_text(EARLY_APP)
     (project / "tests" / "test_core.py").write_text(EARLY_TESTS)
     status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
