@@ -9,6 +9,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -269,6 +270,21 @@ def test_no_batch_runs_each_claim_alone_with_the_same_verdicts(
     assert verdicts == [('raise ValueError("negative")', "killed"), ("level > 9", "killed")]
 
 
+def discovered(
+    project: Path, capsys: pytest.CaptureFixture[str], app: str, tests: str
+) -> tuple[int, dict[str, Any], list[tuple[str, ...]]]:
+    """`ablate --discover --format json` on the project with ``app`` as app/core.py and
+    ``tests`` as its test file: the exit status, the document, and each claim as (test,
+    snippet, replacement, line, raise, verdict)."""
+    (project / "app" / "core.py").write_text(app)
+    (project / "tests" / "test_core.py").write_text(tests)
+    status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    claims = [(c["test"].split("::")[1], c["snippet"], c["new"], c["line"], c["raise"],
+               c["verdict"]) for c in document["claims"]]  # fmt: skip
+    return status, document, claims
+
+
 EARLY_APP = """\
 def find(table, key):
     if key not in table:
@@ -335,13 +351,8 @@ def test_an_early_return_a_falsy_assertion_took_is_a_claim(
     (A test asserting no falsy result is kept out twice: its project frames are not traced
     for early-outs, and none of its lines is a falsy assertion's, so either gate alone holds
     and neither has a record of its own.)"""
-    (project / "app" / "core.py").write_text(EARLY_APP)
-    (project / "tests" / "test_core.py").write_text(EARLY_TESTS)
-    status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
-    document = json.loads(capsys.readouterr().out)
+    status, document, claims = discovered(project, capsys, EARLY_APP, EARLY_TESTS)
     assert document["passed"] == 5  # premise: every test ran and passed
-    claims = [(c["test"].split("::")[1], c["snippet"], c["new"], c["line"], c["raise"],
-               c["verdict"]) for c in document["claims"]]  # fmt: skip
     assert claims == [
         ("test_a_missing_key_is_none", "key not in table", "False", "app/core.py:3",
          "return None", "killed"),
@@ -428,13 +439,8 @@ def test_an_early_continue_in_a_function_that_returned_a_falsy_result_is_a_claim
 
     Ablation: replace `not skips.isdisjoint(lines)` with `False` in
     `src/truegreen/plugin/discovery.py`."""
-    (project / "app" / "core.py").write_text(LOOP_APP)
-    (project / "tests" / "test_core.py").write_text(LOOP_TESTS)
-    status = main(["ablate", "--discover", "tests", "-j", "1", "--format", "json"])
-    document = json.loads(capsys.readouterr().out)
+    status, document, claims = discovered(project, capsys, LOOP_APP, LOOP_TESTS)
     assert document["passed"] == 4  # premise: every test ran and passed
-    claims = [(c["test"].split("::")[1], c["snippet"], c["new"], c["line"], c["raise"],
-               c["verdict"]) for c in document["claims"]]  # fmt: skip
     assert claims == [
         ("test_hidden_names_are_not_listed", 'name.startswith(".")', "False", "app/core.py:5",
          "continue", "killed"),
