@@ -122,8 +122,8 @@ def mutmut_venv(name: str, work: Path, home: Path) -> Path:
     mutmut, and the project installed without dependencies with its code then removed: its
     metadata stays (tests that read their version from it), its modules are mutmut's."""
     project_python = work / name / "venv" / "bin" / "python"
-    frozen = subprocess.run([str(project_python), "-m", "pip", "freeze", "--exclude-editable"],
-                            capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    freeze = [str(project_python), "-m", "pip", "freeze", "--exclude-editable"]
+    frozen = subprocess.run(freeze, capture_output=True, text=True, check=True).stdout.splitlines()
     own = (f"{name}==", f"{name} @", "truegreen")
     keep = [line for line in frozen if not line.lower().startswith(own)]
     venv.create(home, with_pip=True)
@@ -148,7 +148,10 @@ def beside_mutmut(name: str, work: Path, jobs: int, timeout: float) -> list[str]
         source = Path(tmp) / "src"
         shutil.copytree(work / name / "clean" / "src", source)
         with open(source / "setup.cfg", "a", encoding="utf-8") as handle:
-            handle.write(f"\n[mutmut]\npaths_to_mutate={paths}\ntests_dir={tests}/\n")
+            # the package whole beside the mutated file: mutmut copies only what it mutates
+            package = paths.split("/")[0] + "/"
+            handle.write(f"\n[mutmut]\npaths_to_mutate={paths}\ntests_dir={tests}/\n"
+                         f"also_copy={package}\n")  # fmt: skip
         project_python = str(work / name / "venv" / "bin" / "python")
         env = dict(os.environ, PYTHONPATH=str(HERE / "src"))
         lines = []
