@@ -292,10 +292,7 @@ class Tracer:
         code = getattr(function, "__code__", None)
         if code is None:
             return False
-        lines = self.falsy.get(code.co_filename)
-        if lines is None:  # each test file parsed once
-            lines = self.falsy[code.co_filename] = falsy_tests(_read(code.co_filename))
-        return code.co_firstlineno in lines
+        return code.co_firstlineno in _per_file(self.falsy, code.co_filename, falsy_tests)
 
     def _asserted(self, frame: FrameType) -> bool:
         """Whether ``frame`` runs in a call the test made on the line of a falsy assertion
@@ -304,26 +301,16 @@ class Tracer:
         while caller is not None:
             code = caller.f_code
             if code is self.test_code:
-                lines = self.asserts.get(code.co_filename)
-                if lines is None:
-                    lines = self.asserts[code.co_filename] = falsy_assert_lines(
-                        _read(code.co_filename)
-                    )
+                lines = _per_file(self.asserts, code.co_filename, falsy_assert_lines)
                 return caller.f_lineno in lines
             caller = caller.f_back
         return False
 
     def _early_outs(self, filename: str) -> frozenset[int]:
-        found = self.returns.get(filename)
-        if found is None:
-            found = self.returns[filename] = early_returns(_read(filename))
-        return found
+        return _per_file(self.returns, filename, early_returns)
 
     def _early_continues(self, filename: str) -> frozenset[int]:
-        found = self.continues.get(filename)
-        if found is None:
-            found = self.continues[filename] = early_continues(_read(filename))
-        return found
+        return _per_file(self.continues, filename, early_continues)
 
     def _start(self, item: pytest.Item) -> Callable[[], None]:
         # The early-out returns are seen by sys.settrace on every Python, and only in the
@@ -456,6 +443,16 @@ class Tracer:
             sys.settrace(previous)
 
         return stop
+
+
+def _per_file(
+    table: dict[str, frozenset[int]], filename: str, lines: Callable[[str], frozenset[int]]
+) -> frozenset[int]:
+    """``lines`` of the file's source, read and parsed once a file and kept in ``table``."""
+    found = table.get(filename)
+    if found is None:
+        found = table[filename] = lines(_read(filename))
+    return found
 
 
 def _read(filename: str) -> str:
