@@ -10,7 +10,7 @@ CANARY = "tg-canary-ambient-42"
 def test_reads_of_unsealed_ambient_variables_are_named_never_valued(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ablation: delete `plugin.pending = (key, raw_key, raw)` in
+    """Ablation: delete `plugin.pending = key` in
     `src/truegreen/plugin/ambient.py`: the section is empty. Restored."""
     monkeypatch.setenv("MYAPP_MODE", CANARY)
     monkeypatch.setenv("MYAPP_KEPT", CANARY)
@@ -89,12 +89,16 @@ def test_a_variable_saved_just_before_the_test_sets_it_is_no_read(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """monkeypatch and click's CliRunner read the old value just before they set or delete
-    a variable, to restore it later: the test establishes it, it does not depend on it.
+    a variable, to restore it later: the test establishes it, it does not depend on it. A
+    one-byte value set over the same value counts too (CPython shares one object for each:
+    click's CliRunner setting ``PYTHONUNBUFFERED=1`` on a machine that has it was a lead).
 
-    Ablation: replace `_ENVIRON._data.get(raw_key) is raw` with `True` in
-    `src/truegreen/plugin/ambient.py`."""
-    for name in ("MYAPP_SET", "MYAPP_DELETED", "MYAPP_RESTORED", "MYAPP_MODE"):
+    Ablation: replace `environ is _ENVIRON and self.pending == key` with `False` in
+    `src/truegreen/plugin/ambient.py`: every one of them is named. Restored."""
+    for name in ("MYAPP_SET", "MYAPP_DELETED", "MYAPP_RESTORED", "MYAPP_MODE", "MYAPP_POPPED"):
         monkeypatch.setenv(name, CANARY)
+    monkeypatch.setenv("MYAPP_ONE", "1")
+    monkeypatch.setenv("MYAPP_EMPTY", "")
     pytester.makepyfile(
         """
         import os
@@ -105,6 +109,12 @@ def test_a_variable_saved_just_before_the_test_sets_it_is_no_read(
             saved = os.environ.get("MYAPP_RESTORED")
             os.environ["MYAPP_RESTORED"] = "on"
             os.environ["MYAPP_RESTORED"] = saved
+            os.environ.pop("MYAPP_POPPED")
+
+        def test_sets_the_value_the_machine_has(monkeypatch):
+            monkeypatch.setenv("MYAPP_ONE", "1")
+            saved = os.environ.get("MYAPP_EMPTY")
+            os.environ["MYAPP_EMPTY"] = ""
 
         def test_reads_then_sets_another():
             os.environ.get("MYAPP_MODE")
@@ -113,13 +123,14 @@ def test_a_variable_saved_just_before_the_test_sets_it_is_no_read(
         """
     )
     result = pytester.runpytest_subprocess("--truegreen-tree-guard=off")
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
     # premise: a read followed by a write of another variable is still a read
     result.stdout.fnmatch_lines(["  MYAPP_MODE: *::test_reads_then_sets_another"])
     out = result.stdout.str()
-    assert "MYAPP_SET:" not in out
-    assert "MYAPP_DELETED:" not in out
-    assert "MYAPP_RESTORED:" not in out
+    for name in ("MYAPP_SET", "MYAPP_DELETED", "MYAPP_RESTORED", "MYAPP_POPPED"):
+        assert f"{name}:" not in out
+    assert "MYAPP_ONE:" not in out
+    assert "MYAPP_EMPTY:" not in out
 
 
 def test_a_variable_the_suite_sets_itself_is_not_the_machines(

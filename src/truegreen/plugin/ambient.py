@@ -82,8 +82,8 @@ class AmbientReads:
         # The names an iteration of os.environ has yielded and nobody has read yet, in order:
         # a copy (dict(os.environ), .copy(), .items(), ==) reads each of them in that order.
         self.copying: deque[str] = deque()
-        # The last name read (its encoded key and value), until the next is: see settle.
-        self.pending: Optional[tuple[str, Any, Any]] = None
+        # The last name read, until the next is or the test sets or deletes it: see settle.
+        self.pending: Optional[str] = None
         self._saved: dict[str, Callable[..., Any]] = {}
         self.relay = relay(config)
         self.emit: Optional[Callable[..., None]] = None  # the event stream's, with the metrics
@@ -105,6 +105,8 @@ class AmbientReads:
         environ_class = os._Environ
         original = environ_class.__getitem__
         original_iter = environ_class.__iter__
+        original_set = environ_class.__setitem__
+        original_del = environ_class.__delitem__
         plugin = self
         watch = self.watch
 
@@ -135,9 +137,9 @@ class AmbientReads:
                     copying.popleft()  # copying the whole environment depends on no variable
                 else:
                     pending = plugin.pending
-                    if pending is not None and pending[0] != key:
+                    if pending is not None and pending != key:
                         plugin.settle()  # ``name in os.environ`` then ``.get(name)``: one read
-                    plugin.pending = (key, raw_key, raw)
+                    plugin.pending = key
             value: str = environ.decodevalue(raw)
             return value
 
@@ -150,24 +152,40 @@ class AmbientReads:
                 copying.append(key)
                 yield key
 
-        self._saved = {"__getitem__": original, "__iter__": original_iter}
-        for patched in (__getitem__, __iter__):
+        def __setitem__(environ: Any, key: str, value: str) -> None:
+            original_set(environ, key, value)
+            plugin.written(environ, key)
+
+        def __delitem__(environ: Any, key: str) -> None:
+            original_del(environ, key)
+            plugin.written(environ, key)
+
+        self._saved = {
+            "__getitem__": original,
+            "__iter__": original_iter,
+            "__setitem__": original_set,
+            "__delitem__": original_del,
+        }
+        for patched in (__getitem__, __iter__, __setitem__, __delitem__):
             setattr(environ_class, patched.__name__, patched)
 
+    def written(self, environ: Any, key: str) -> None:
+        """The test set or deleted ``key``: if it was the last name read, it was read to be
+        restored (``monkeypatch.setenv``, click's ``CliRunner`` saving the old value,
+        ``os.environ.pop``), not depended on. A hook on the write, not a test of the value
+        object: CPython shares one object for every one-byte value, so setting ``"1"`` over
+        ``"1"`` stores the very same object."""
+        if environ is _ENVIRON and self.pending == key:
+            self.pending = None
+
     def settle(self) -> None:
-        """Judge the last name read, now that the test has read another or ended: a name
-        read and then at once set or deleted (``monkeypatch.setenv``, click's ``CliRunner``
-        saving the old value to restore it, ``os.environ.pop``) was read to be restored, not
-        depended on. Setting stores a new value object, so an identity test tells, with no
-        hook on every write to the environment (pytest writes PYTEST_CURRENT_TEST thrice a
-        test)."""
+        """Judge the last name read, now that the test has read another or ended: not set or
+        deleted since (see ``written``), it was depended on."""
         pending = self.pending
         if pending is None or self.reads is None:
             return
         self.pending = None
-        name, raw_key, raw = pending
-        if _ENVIRON._data.get(raw_key) is raw:
-            self.reads.add(name)
+        self.reads.add(pending)
 
     def pytest_sessionfinish(self) -> None:
         self.relay.ship("ambient", {name: list(tests) for name, tests in self.found.items()})
