@@ -37,6 +37,7 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
+from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import MACHINE_ENV_KEY, SHARDED_OUT_KEY, per_test
 
 # The machinery between a call of ``config.hook.pytest_deselected`` and its implementations.
@@ -113,12 +114,21 @@ class ShardPlugin:
         self.provenance: Optional[dict[str, Any]] = None
         worker = getattr(config, "workerinput", None)
         self.worker: Optional[str] = worker["workerid"] if worker else None
+        # Whether the shard's cut left this shard no test (more shards than units, or the
+        # digest's draw): nothing to run is this shard's whole share, and that is green.
+        self.emptied = False
+        self.relay = relay(config)
 
     @classmethod
     def register(cls, config: pytest.Config, settings: Config) -> None:
         plugin = cls(config, settings)
         config.pluginmanager.register(plugin, "truegreen-sharding")
         per_test(config).add("shard", plugin)
+        plugin.relay.listen("shard", plugin.take)
+
+    def take(self, data: dict[str, Any]) -> None:
+        """On the xdist controller: what a worker's cut left (every worker cuts alike)."""
+        self.emptied = bool(data.get("emptied"))
 
     @property
     def controller(self) -> bool:
@@ -226,6 +236,7 @@ class ShardPlugin:
                 config.stash[SHARDED_OUT_KEY] = {item.nodeid for item in away}
                 config.hook.pytest_deselected(items=away)
                 items[:] = keep
+                self.emptied = not keep
         self.units = units
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
@@ -286,6 +297,9 @@ class ShardPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.emptied and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # pytest's 5 says "nothing collected"
+        self.relay.ship("shard", {"emptied": self.emptied})
         if self.manifest_dir is None or (self.worker is not None):
             return
         data = dict(self.data)
