@@ -13,7 +13,6 @@ from truegreen.core.repro import (
     plan,
     pytest_step,
     sentence,
-    without_reports,
 )
 
 WORKFLOW = """\
@@ -68,13 +67,6 @@ def test_an_expression_only_ci_expands_is_refused() -> None:
 def test_a_workflow_without_pytest_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match=r"^ci.yml: expected a step whose run: starts pytest"):
         pytest_step("steps:\n  - run: pip install pytest\n  - run: tox\n", "ci.yml")
-
-
-def test_the_ci_report_file_is_left_out() -> None:
-    """Ablation: replace `arg in _REPORT_FLAGS` with `False` in
-    `src/truegreen/core/repro.py`."""
-    args = ["-q", "--junitxml", "a.xml", "--junit-xml=b.xml", "tests"]
-    assert without_reports(args) == ["-q", "tests"]
 
 
 def test_install_commands_given_win() -> None:

@@ -137,3 +137,25 @@ def test_the_last_line_is_what_went_wrong(output: str, said: str) -> None:
 def test_a_line_of_source_that_mentions_errors_is_not_the_error() -> None:
     output = "    raise errors[0]\nE   PytestUnraisableExceptionWarning: unclosed\n1 failed\n"
     assert last_line(output) == "E   PytestUnraisableExceptionWarning: unclosed"
+
+
+def test_a_probing_run_leaves_the_ci_report_alone_and_the_users_run_writes_it(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A CI's ``PYTEST_ADDOPTS=--junitxml=...`` is for its own run: every run a verb starts to
+    probe the suite (ablate, flakes, leaks) would overwrite it with its own.
+
+    Ablation: replace `probe_environment(environ)` with `environ` in
+    `src/truegreen/runner/process.py`: the probe writes the report. Restored."""
+    report = tmp_path_factory.mktemp("ci") / "junit.xml"
+    env = {**os.environ, "PYTEST_ADDOPTS": f"-p no:randomly --junitxml={report}"}
+    args = [*ARGS, "tests/test_other.py"]
+    # premise: the variable reaches a run of the user's suite, which writes the report
+    done = PytestProcess(args, who="run", env=env, cwd=project, keep_reports=True).run()
+    assert done.status == 0
+    assert report.is_file()
+    report.unlink()
+    done = PytestProcess(args, who="flakes", env=env, cwd=project).run()
+    assert done.status == 0
+    assert done.tests == {"tests/test_other.py::test_other": "passed"}
+    assert not report.exists()

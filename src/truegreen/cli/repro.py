@@ -17,7 +17,8 @@ from truegreen.cli.metrics import plural
 from truegreen.core import formats
 from truegreen.core.errors import UsageError
 from truegreen.core.metrics import pick, read_dir, runs, summarize
-from truegreen.core.repro import compare, pytest_step, sentence, without_reports
+from truegreen.core.reports import without_reports
+from truegreen.core.repro import compare, pytest_step, sentence
 from truegreen.runner.repro import WHO, CleanRoom, checkout, run_suite
 
 EXAMPLE = """\

@@ -127,7 +127,7 @@ def _run(
 ) -> int:
     if args.isolate_files:
         return isolated(args, env, metrics, run_id, deadline, start)
-    pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env)
+    pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env, keep_reports=True)
     argv = pytest.argv([f"--truegreen-metrics={metrics}"])
     done = pytest.call(argv, deadline=deadline, everything=True, capture=False)
     if done.timed_out:
@@ -165,7 +165,9 @@ def isolated(
     start: float,
 ) -> int:
     server = _fork_server(args, env)
-    pytest = PytestProcess(args.pytest_args, who="truegreen run", env=env, server=server)
+    pytest = PytestProcess(
+        args.pytest_args, who="truegreen run", env=env, server=server, keep_reports=True
+    )
     limits = Limits(deadline, args.file_timeout, args.retries, args.jobs)
     try:
         with FileSessions(pytest, metrics, limits, run_id) as sessions:

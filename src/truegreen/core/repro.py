@@ -18,7 +18,6 @@ from truegreen.core.outcomes import MISSING
 _RUN_KEY = re.compile(r"^(\s*)(?:-\s+)?run:\s*(.*?)\s*$")
 _BLOCK = re.compile(r"^[|>][+-]?\d*$")
 _SHELL_ENDS = ("&&", "||", ";", "|", "&")
-_REPORT_FLAGS = ("--junitxml", "--junit-xml")
 
 
 @dataclass(frozen=True)
@@ -107,20 +106,6 @@ def pytest_step(text: str, where: str) -> Step:
         f"{where}: expected a step whose run: starts pytest (pytest, python -m pytest, "
         "truegreen run -- ...), found none; give the arguments after -- instead"
     )
-
-
-def without_reports(args: Sequence[str]) -> list[str]:
-    """``args`` without pytest's ``--junitxml`` (the clean room writes its own report)."""
-    kept: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in _REPORT_FLAGS:
-            skip = True
-        elif not arg.startswith(tuple(f"{flag}=" for flag in _REPORT_FLAGS)):
-            kept.append(arg)
-    return kept
 
 
 # -- what the clean room installs ---------------------------------------------------------

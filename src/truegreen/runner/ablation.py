@@ -26,6 +26,7 @@ from typing import Optional, Union
 from truegreen.core.ablation import Run, Verdict, judge, premise
 from truegreen.core.claims import Claim
 from truegreen.core.junit import read_junit
+from truegreen.core.reports import probe_environment
 from truegreen.guards.children import with_shim
 from truegreen.guards.mutant import MUTANT_VAR, write_spec
 from truegreen.guards.parent import PARENT_VAR
@@ -44,9 +45,10 @@ PREFIX = "truegreen-ablate-"  # then the pid of the process whose folder it is
 
 
 def environment() -> dict[str, str]:
-    """This process's environment, with the shim that serves a mutant first on PYTHONPATH,
+    """This process's environment (less the report options of ``PYTEST_ADDOPTS``: each run is a
+    probe), with the shim that serves a mutant first on PYTHONPATH,
     and this process named as the parent each run dies with (:mod:`truegreen.guards.parent`)."""
-    env = dict(os.environ)
+    env = probe_environment(os.environ)
     env["PYTHONPATH"] = with_shim(env.get("PYTHONPATH"))
     env[PARENT_VAR] = str(os.getpid())
     return env

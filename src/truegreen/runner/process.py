@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from truegreen.core import protocol
 from truegreen.core.errors import DataError, UsageError
+from truegreen.core.reports import probe_environment
 from truegreen.runner.forkclient import ForkServer, start_pytest
 from truegreen.runner.procs import Child, InFlight, wait_until
 
@@ -69,7 +70,9 @@ class PytestProcess:
     with ``one_process``, ``-n 0`` after the user's arguments keeps a run out of xdist
     unless a call asks for workers (an ``-n`` in the suite's addopts would scatter it).
     ``timeout`` bounds each run; ``progress`` hears when it ended one; ``python`` is the
-    interpreter that runs pytest (this one's unless named).
+    interpreter that runs pytest (this one's unless named). Unless ``keep_reports`` (a run of
+    the user's suite in their stead), the runs are probes: report and coverage options in
+    ``PYTEST_ADDOPTS`` are left out (:mod:`truegreen.core.reports`).
     """
 
     def __init__(
@@ -85,10 +88,12 @@ class PytestProcess:
         timeout: Optional[float] = None,
         progress: Progress = lambda line: None,
         python: Optional[str] = None,
+        keep_reports: bool = False,
     ) -> None:
         self.pytest_args = list(pytest_args)
         self.who = who
         self.env = dict(os.environ if env is None else env)
+        self.keep_reports = keep_reports
         self.cwd = cwd
         self.options = list(options)
         self.server = server
@@ -114,6 +119,8 @@ class PytestProcess:
         """Start ``pytest ARGS`` (as built by :meth:`argv`) with its output in the file
         ``output`` (None: this process's own), forked by the server when there is one."""
         environ = self.env if env is None else dict(env)
+        if not self.keep_reports:
+            environ = probe_environment(environ)
         fork_env = None if env is None else environ
         cwd = None if self.cwd is None else str(self.cwd)
         return start_pytest(args, output, environ, self.server, fork_env, cwd, self.python)
