@@ -146,6 +146,48 @@ def test_audit_reports_a_file_nested_too_deeply_as_one_finding_and_goes_on(
     assert "test_sleepy.py:4:5: TG402 sleep-in-test" in out
 
 
+FIFO_VERBS = [
+    (["audit", "--no-cache", "tests"], 0, "no findings in 1 files"),
+    (["ablate", "--records", "tests"], 0, "0 claims"),
+    (["platforms", "--os", "linux", "--all", "tests"], 0, "tests/test_plain.py"),
+    (["docs-check", "tests"], 0, "resolves in 1 Markdown file"),
+]  # fmt: skip
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+@pytest.mark.parametrize(
+    ("words", "status", "said"), FIFO_VERBS, ids=[w[0] for w, *_ in FIFO_VERBS]
+)
+def test_a_fifo_found_while_walking_is_passed_over_as_pytest_passes_it_over(
+    words: list[str], status: int, said: str, tmp_path: Path
+) -> None:
+    """Opening a FIFO waits for a writer for ever: the verb would hang on it.
+
+    Ablation: replace `walked(here / name)` with `True` in `src/truegreen/audit/run.py`.
+
+    Ablation: replace `walked(p)` with `True` in `src/truegreen/cli/ablate.py`.
+
+    Ablation: replace `walked(Path(directory) / name)` with `True` in
+    `src/truegreen/cli/platforms.py`.
+
+    Ablation: replace `walked(Path(directory) / name)` with `True` in
+    `src/truegreen/cli/docs_check.py`.
+    """
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_plain.py").write_text("def test_plain():\n    assert True\n")
+    (tests / "README.md").write_text("# tests\n")
+    for name in ("test_fifo.py", "fifo.md"):
+        os.mkfifo(tests / name)
+    done = subprocess.run(
+        [sys.executable, "-m", "truegreen", *words], cwd=tmp_path, capture_output=True,
+        text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == status, done.stdout + done.stderr
+    assert said in done.stdout + done.stderr
+    assert "fifo" not in done.stdout + done.stderr
+
+
 def test_ablate_lists_a_dangling_test_file_as_unreadable(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

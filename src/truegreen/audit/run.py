@@ -16,7 +16,7 @@ from truegreen.audit import registry, scope, settings, suppressions
 from truegreen.audit.base import Finding, Project, Rule
 from truegreen.audit.engine import check_source
 from truegreen.core.errors import UsageError
-from truegreen.core.files import unreadable
+from truegreen.core.files import unreadable, walked
 
 # Directories never audited, wherever they sit (hidden ones, .git and .tox among them, too).
 SKIPPED = frozenset({"__pycache__", "node_modules", "build", "dist", "site-packages",
@@ -78,7 +78,7 @@ def python_files(project: Project, paths: Sequence[Path]) -> list[Path]:
             here = Path(directory)
             dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(project, here / d, within))
             for name in filenames:
-                if name.endswith(".py"):
+                if name.endswith(".py") and walked(here / name):
                     file = here / name
                     relpath = relative(project, file)
                     if not any(settings.path_matches(relpath, glob) for glob in within):

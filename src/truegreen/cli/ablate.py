@@ -33,7 +33,7 @@ from truegreen.core.claims import (
     syntax_problem,
 )
 from truegreen.core.errors import UsageError
-from truegreen.core.files import unreadable
+from truegreen.core.files import unreadable, walked
 from truegreen.core.snippets import (
     SnippetError,
     choose,
@@ -165,7 +165,7 @@ def _test_files(paths: list[Path]) -> list[Path]:
             # a directory named like a test file is walked, not read; a dangling link is
             # kept, to be listed as unreadable
             found += sorted(
-                p for p in path.rglob("test_*.py") if ".venv" not in p.parts and not p.is_dir()
+                p for p in path.rglob("test_*.py") if ".venv" not in p.parts and walked(p)
             )
         else:
             found.append(path)

@@ -13,7 +13,7 @@ from truegreen.cli import Status, add_verb
 from truegreen.core import formats
 from truegreen.core.docslinks import check_pages
 from truegreen.core.errors import UsageError
-from truegreen.core.files import unreadable
+from truegreen.core.files import unreadable, walked
 
 EXAMPLE = """\
   # every *.md under the working directory
@@ -72,7 +72,7 @@ def markdown_files(paths: list[Path]) -> Iterator[Path]:
         for directory, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not _skipped(Path(directory) / d))
             for name in sorted(files):
-                if name.lower().endswith(MARKDOWN):
+                if name.lower().endswith(MARKDOWN) and walked(Path(directory) / name):
                     yield Path(directory) / name
 
 

@@ -14,7 +14,7 @@ from truegreen.cli import add_verb
 from truegreen.core import config as tgconfig
 from truegreen.core import formats
 from truegreen.core.errors import UsageError
-from truegreen.core.files import unreadable
+from truegreen.core.files import unreadable, walked
 from truegreen.core.lanes import read_markers
 from truegreen.core.platforms import OSES, checked_arch
 
@@ -80,7 +80,7 @@ def test_files(paths: list[Path]) -> Iterator[Path]:
                 if d not in _SKIP_DIRS and not d.startswith(".") and not d.endswith(".egg-info")
             )
             for name in sorted(files):
-                if _is_test_file(name):
+                if _is_test_file(name) and walked(Path(directory) / name):
                     yield Path(directory) / name
 
 

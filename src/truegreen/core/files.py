@@ -4,8 +4,20 @@ the one line that names it."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Optional
+
+
+def walked(path: Path) -> bool:
+    """Whether a file found while walking a tree is one to read: a regular file, or a link to
+    one. A FIFO, socket or device is passed over, as pytest passes over it (opening a FIFO waits
+    for a writer for ever); a dangling link is kept, for the caller to report as unreadable."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True  # dangling, or unreadable: the reading says which, in one line
+    return stat.S_ISREG(mode)
 
 
 def unreadable(path: Path, error: Optional[OSError] = None) -> Optional[str]:

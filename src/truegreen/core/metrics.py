@@ -24,6 +24,7 @@ from typing import Any, Optional
 
 from truegreen.core import events, jsonfile
 from truegreen.core.errors import DataError
+from truegreen.core.files import walked
 
 
 @dataclass
@@ -104,7 +105,7 @@ def read_dir(directory: Path) -> list[Stream]:
     """Every stream under ``directory``, each knowing its run (``Stream.run``)."""
     if not directory.is_dir():
         raise DataError(f"{directory}: expected a metrics directory, found none")
-    streams = [read_stream(p) for p in sorted(directory.rglob("*.jsonl"))]
+    streams = [read_stream(p) for p in sorted(directory.rglob("*.jsonl")) if walked(p)]
     if not streams:
         raise DataError(f"{directory}: expected *.jsonl event streams, found none")
     for stream in streams:
