@@ -93,6 +93,8 @@ def test_json_carries_the_same_facts(
 def test_doctor_says_which_seal_layer_is_on(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Ablation: replace `active and settings.hermetic` with `active` in
+    `src/truegreen/cli/doctor.py`: hermetic = false still shows both layers on."""
     main(["doctor"])
     assert "the whole process (from before the first conftest): on" in capsys.readouterr().out
     monkeypatch.setenv("TRUEGREEN_HERMETIC", "0")

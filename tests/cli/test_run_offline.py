@@ -27,12 +27,23 @@ def test_only_loopback_and_it_works():
 
 
 def _namespaces_available() -> bool:
-    probe = "from truegreen.runner import offline; offline.enter()"
+    """Whether the kernel gives this user a network namespace: asked of ``unshare`` alone, so
+    that an ablated ``enter`` fails the test rather than skipping it."""
+    probe = (
+        "from truegreen.runner import offline; "
+        "offline.unshare(offline.CLONE_NEWUSER | offline.CLONE_NEWNET)"
+    )
     return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 
 @pytest.mark.platforms("linux")
 def test_offline_runs_the_tests_where_only_loopback_exists(tmp_path: Path) -> None:
+    """Ablation: replace `CLONE_NEWUSER | CLONE_NEWNET` with `CLONE_NEWUSER` in
+    `src/truegreen/runner/offline.py`: with no network namespace of its own, bringing loopback
+    up is refused and the run exits 2.
+
+    Ablation: delete `_loopback_up()` in `src/truegreen/runner/offline.py`: loopback stays
+    down and the connection fails."""
     if not _namespaces_available():
         pytest.skip("this machine gives no unprivileged network namespace")
     (tmp_path / "test_ns.py").write_text(ONLY_LOOPBACK)

@@ -59,6 +59,11 @@ def test_it_reads_the_interpreter_options_before_the_program(
 
 
 def test_why_a_child_is_unguarded(tmp_path: Path) -> None:
+    """Ablation: replace `letter in flags` with `False` in `src/truegreen/guards/children.py`:
+    no Python child is named for its options.
+
+    Ablation: replace `"python" not in shebang` with `False` in
+    `src/truegreen/guards/children.py`: the shell script is taken for a Python child."""
     script = tmp_path / "tool"
     script.write_text("#!/usr/bin/env python3 -I\nprint()\n")
     shell = tmp_path / "run.sh"

@@ -96,6 +96,11 @@ def test_the_child_sees_the_shim_first_and_the_tests_entries_in_order(
 def test_the_summary_names_unguarded_children_per_test_grouped(
     pytester: pytest.Pytester,
 ) -> None:
+    """Ablation: delete `guard.record_unguarded(program, why)` in
+    `src/truegreen/guards/spawns.py`: no child is named.
+
+    Ablation: replace `letter in flags` with `False` in `src/truegreen/guards/children.py`:
+    the isolated Python child goes unnamed."""
     pytester.makepyfile(
         """
         import subprocess

@@ -79,6 +79,8 @@ def test_a_dotenv_found_above_the_rootdir_is_a_warning_by_default(
 
 
 def test_reads_fail_fails_the_test_and_says_how_out(pytester: pytest.Pytester) -> None:
+    """Ablation: replace `policy.reads` with `"warn"` in `src/truegreen/guards/reads.py`:
+    the read is only a warning and the test passes."""
     project = checkout(pytester)
     (project / "test_settings.py").write_text(WALK_UP)
     result = run(pytester, project, "--truegreen-set", "reads=fail")

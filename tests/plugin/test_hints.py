@@ -310,6 +310,8 @@ def developer_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_failing_test_that_read_a_value_the_seal_fixed_is_told_so(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Ablation: replace `name in watch.hits` with `False` in `src/truegreen/plugin/hints.py`:
+    no test is told of TZ, LANG or TERM."""
     developer_terminal(monkeypatch)
     pytester.makepyfile(SEALED_VALUES)
     result = pytester.runpytest_subprocess(*NO_TREE_GUARD)
@@ -344,6 +346,8 @@ def test_a_failing_test_that_did_not_rely_on_a_sealed_value_is_not_told(
 
     Ablation: replace `os.environ.get(name) == value` with `True` in
     `src/truegreen/plugin/hints.py`.
+
+    Ablation: replace `name in watch.hits` with `True` in `src/truegreen/plugin/hints.py`.
 
     Ablation: replace `"argparse"` with `"nothing"` in `src/truegreen/plugin/hints.py`.
 

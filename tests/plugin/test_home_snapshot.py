@@ -63,6 +63,39 @@ def test_a_program_creating_an_entry_in_the_real_home_fails_the_run(
     }
 
 
+def test_a_program_changing_an_existing_entry_in_the_real_home_fails_the_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A shell appending to ``~/.bashrc``: the entry is there before and after, with another
+    size and time.
+
+    Ablation: replace `old != seen` with `False` in `src/truegreen/core/homesnap.py`: the
+    run passes. Restored."""
+    home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
+    bashrc = home / ".bashrc"
+    bashrc.write_text("x\n")
+    pytester.makepyfile(
+        f"""
+        import subprocess
+
+        def test_runs_a_program():
+            subprocess.run(["sh", "-c", "echo y >> {bashrc}"], check=True)
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=1)  # premise: the test itself passed
+    assert bashrc.read_text() == "x\ny\n"  # premise: the program changed the file
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*truegreen: the real home changed*",
+            "the real home changed during the run: a program that is not Python*",
+            "  changed: ~/.bashrc",
+            "the run fails; *",
+        ]
+    )
+
+
 def test_a_directory_a_python_write_was_refused_in_is_watched_to_the_end(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -129,24 +129,44 @@ from pathlib import Path
 
 import pytest
 
+SEEN = {}
+
 
 @pytest.fixture(scope="session", autouse=True)
 def suite_environment(tmp_path_factory):
     saved = dict(os.environ)
+    SEEN.update(mode=os.environ.get("MYLIB_MODE"), lang=os.environ.get("LANG"))
     os.environ.pop("TZ", None)
     os.environ["MYLIB_MODE"] = "strict"
+    os.environ["LANG"] = "de_DE.UTF-8"
     os.environ["HOME"] = str(tmp_path_factory.mktemp("suite-home"))
     yield os.environ["HOME"]
     os.environ.clear()
     os.environ.update(saved)
 
 
+@pytest.fixture(scope="module")
+def module_level():
+    os.environ["MYLIB_LEVEL"] = "debug"
+    yield
+    del os.environ["MYLIB_LEVEL"]
+
+
+def test_the_seal_clears_and_sets_these_names():
+    assert SEEN == {"mode": None, "lang": "C.UTF-8"}
+
+
 def test_keeps_the_suites_zone():
     assert "TZ" not in os.environ
 
 
-def test_keeps_the_suites_variable():
+def test_keeps_the_suites_variables():
     assert os.environ["MYLIB_MODE"] == "strict"
+    assert os.environ["LANG"] == "de_DE.UTF-8"
+
+
+def test_keeps_a_module_fixtures_variable(module_level):
+    assert os.environ["MYLIB_LEVEL"] == "debug"
 
 
 def test_keeps_the_suites_home(suite_environment, hermetic):
@@ -159,15 +179,25 @@ def test_still_gets_a_fresh_xdg_cache(suite_environment):
 """
 
 
-def test_a_wider_fixtures_change_is_the_suites_decision(pytester: pytest.Pytester) -> None:
-    """A session fixture that removes TZ, sets a variable or points HOME elsewhere keeps that
-    for the tests under it: the per-test layer does not put the seal's values back.
+def test_a_wider_fixtures_change_is_the_suites_decision(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session fixture that removes TZ, sets a variable the configuration clears, sets LANG
+    or points HOME elsewhere keeps that for the tests under it, as does a module fixture: the
+    per-test layer does not put the seal's values back. The first inner test is the premise:
+    the seal clears the shell's MYLIB_MODE and sets LANG.
 
     Ablation: replace `was == raw_value or (self.base is not None and was != self.base.get(raw))`
-    with `was == raw_value` in `src/truegreen/plugin/hermetic.py`."""
+    with `was == raw_value` in `src/truegreen/plugin/hermetic.py`.
+
+    Ablation: replace `base.get(raw) == before[raw]` with `True` in
+    `src/truegreen/plugin/hermetic.py`: the suite's MYLIB_MODE and MYLIB_LEVEL are removed."""
+    monkeypatch.setenv("MYLIB_MODE", "from-the-shell")
+    monkeypatch.setenv("LANG", "en_GB.UTF-8")
+    pytester.makepyprojecttoml('[tool.truegreen]\nclear-env = ["MYLIB_MODE", "MYLIB_LEVEL"]\n')
     pytester.makepyfile(WIDER_FIXTURES)
     result = pytester.runpytest_subprocess(*NO_TREE_GUARD, "-p", "no:randomly")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=6)
 
 
 def test_a_variable_a_conftest_sets_is_kept_and_truegreen_settings_are_not_handed_on(
@@ -177,7 +207,10 @@ def test_a_variable_a_conftest_sets_is_kept_and_truegreen_settings_are_not_hande
     included, sees the same configuration); a test does not see them.
 
     Ablation: replace `not n.startswith(OWN_PREFIXES)` with `True` in
-    `src/truegreen/plugin/session.py`: the conftest no longer finds the setting."""
+    `src/truegreen/plugin/session.py`: the conftest no longer finds the setting.
+
+    Ablation: replace `base.get(raw) == before[raw]` with `True` in
+    `src/truegreen/plugin/hermetic.py`: the conftest's API_TOKEN is removed for the test."""
     monkeypatch.setenv("TRUEGREEN_TIMEZONE", "XYZ-5")
     pytester.makeconftest(
         """
@@ -244,6 +277,8 @@ def test_what_a_plugin_sets_as_pytest_starts_is_kept_as_pytest_env_s_values_are(
 def test_hermetic_false_turns_the_process_seal_off(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Ablation: replace `settings.enabled and settings.hermetic` with `settings.enabled` in
+    `src/truegreen/plugin/session.py`: the import-time home is the session's."""
     home = developer_machine(monkeypatch, tmp_path)
     pytester.makepyprojecttoml("[tool.truegreen]\nhermetic = false\n")
     pytester.makepyfile(

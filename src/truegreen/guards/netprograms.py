@@ -28,7 +28,8 @@ _PIP_VALUED = frozenset({
     "--only-binary", "--progress-bar", "--root-user-action", "--report", "-i", "--index-url",
     "--extra-index-url", "-f", "--find-links", "-d", "--dest", "--log", "--proxy", "--cache-dir",
     "--python", "--timeout", "--retries", "--exists-action", "--trusted-host", "--cert",
-    "--client-cert", "--keyring-provider", "--use-feature", "--use-deprecated",
+    "--client-cert", "--keyring-provider", "--use-feature", "--use-deprecated", "-w",
+    "--wheel-dir",
 })  # fmt: skip
 _SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"  # ssh's one-letter options that take a value
 _SCP_VALUED = "cDFiJloPSX"
