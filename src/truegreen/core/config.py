@@ -64,7 +64,12 @@ class Option(NamedTuple):
 
 OPTIONS: tuple[Option, ...] = (
     Option("enabled", "bool", True, "Turn the whole plugin on or off for this project."),
-    Option("hermetic", "bool", True, "Seal every test into the hermetic environment."),
+    Option(
+        "hermetic",
+        "bool",
+        True,
+        "Seal the pytest process before the first conftest, and every test on top of it.",
+    ),
     Option(
         "keep-env",
         "names",
