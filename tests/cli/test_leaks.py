@@ -169,7 +169,7 @@ def test_flakes_are_listed_apart_from_leaks() -> None:
         "truegreen leaks: no test differs between the ambient and the sealed run "
         "(4 tests, 7 ambient factors)",
         "",
-        "1 test differed once but not when the sealed run was repeated: a flake, not a leak "
+        "1 test differed once but not when the run was repeated: a flake, not a leak "
         "(truegreen flakes):",
         "  test_x.py::test_every_other_run",
     ]

@@ -29,14 +29,27 @@ class FakeRuns:
     """An ambient run and sealed runs whose outcomes a rule decides; records every call."""
 
     def __init__(
-        self, ambient: Mapping[str, str], rule: Rule, records: Sequence[dict[str, Any]] = ()
+        self,
+        ambient: Mapping[str, str],
+        rule: Rule,
+        records: Sequence[dict[str, Any]] = (),
+        again: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.first = Outcomes(1, dict(ambient), (Stream(Path("ambient"), list(records)),))
+        self.again = dict(ambient if again is None else again)  # a repeated ambient run's
         self.rule = rule
         self.calls: list[dict[str, Any]] = []
+        self.ambient_calls: list[dict[str, Any]] = []
 
-    def ambient(self) -> Outcomes:
-        return self.first
+    def ambient(
+        self, only: Optional[Sequence[str]] = None, order: Optional[Sequence[str]] = None
+    ) -> Outcomes:
+        if only is None and order is None and not self.ambient_calls:
+            self.ambient_calls.append({})
+            return self.first
+        self.ambient_calls.append({"only": only, "order": order})
+        ran = list(order if order is not None else only if only is not None else ORDER)
+        return Outcomes(1, {test: self.again[test] for test in ran if test in self.again})
 
     def sealed(
         self,
@@ -150,3 +163,22 @@ def test_a_test_no_factor_explains_after_a_write_into_the_real_home_names_that_t
     follows = {leak.test: leak.after_home_write for leak in report.leaks}
     assert [leak.culprit for leak in report.leaks] == [None] * 3  # premise: none explains them
     assert follows == {"t.py::b": None, "t.py::c": None, "t.py::e": "t.py::c"}
+
+
+def test_a_difference_no_factor_explains_that_the_ambient_run_does_not_repeat_is_a_flake() -> None:
+    """The ambient run failed a test by chance: no factor gives that failure back, and a
+    second ambient run passes it. Not a leak with no culprit: a flake.
+
+    Ablation: replace `again.of(test) != first.of(test)` with `False` in
+    `src/truegreen/core/leakhunt.py`: it is reported as a leak. Restored."""
+
+    def rule(applied: set[str], ran: list[str], whole: bool) -> Mapping[str, str]:
+        return outcomes(set())
+
+    runs = FakeRuns(outcomes({"t.py::b", "t.py::d"}), rule, again=outcomes({"t.py::d"}))
+    report = find_leaks(runs, Machine(FACTORS, ()))
+    assert [leak.test for leak in report.leaks] == ["t.py::d"]  # premise: a steady one stays
+    assert report.leaks[0].culprit is None
+    assert report.unsteady == ("t.py::b",)
+    # the repeat ran the ambient run's tests up to the last one it asks about, in its order
+    assert runs.ambient_calls[1:] == [{"only": None, "order": ORDER[:4]}]

@@ -48,8 +48,31 @@ def test_a_suite_without_leaks_reports_none_and_reruns_nothing(tmp_path: Path) -
 
 
 def test_a_test_no_factor_explains_has_no_culprit(tmp_path: Path) -> None:
-    """The sealed run differs by something outside the factors: a marker file that only the
-    first run finds."""
+    """The sealed run differs by something outside the factors: the ``TERM=dumb`` it adds
+    where the machine has no ``TERM``, which no factor takes away. The ambient run, repeated,
+    gives the same outcome: a difference, with no culprit, not a flake."""
+    project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
+    assert "TERM" not in ambient  # premise
+    (project / "test_leaky.py").write_text(
+        "import os\n\ndef test_on_a_real_terminal():\n    assert os.environ.get('TERM') != 'dumb'\n"
+    )
+    report = hunt(ambient, home, project)
+    assert report.leaks == (
+        Leak("test_leaky.py::test_on_a_real_terminal", "passed", "failed", None),
+    )
+    assert report.unsteady == ()
+    # the sealed run repeated, every factor at once (no search), the ambient run repeated
+    assert report.reruns == 3
+
+
+def test_a_difference_only_the_first_ambient_run_shows_is_a_flake_not_a_leak(
+    tmp_path: Path,
+) -> None:
+    """A marker file only the first run finds: the ambient run passes the test, every run
+    after it fails it, the repeated ambient run too.
+
+    Ablation: replace `again.of(test) != first.of(test)` with `False` in
+    `src/truegreen/core/leakhunt.py`: it is a leak with no culprit. Restored."""
     project, ambient, home = leaky_machine(tmp_path, CANARY, noise=3)
     mark = tmp_path / "seen"
     (project / "test_leaky.py").write_text(
@@ -61,8 +84,9 @@ def test_a_test_no_factor_explains_has_no_culprit(tmp_path: Path) -> None:
         "    assert first\n"
     )
     report = hunt(ambient, home, project)
-    assert report.leaks == (Leak("test_leaky.py::test_first_run_only", "passed", "failed", None),)
-    assert report.reruns == 2  # the sealed run repeated, every factor at once, and no search
+    assert report.tests == 1  # premise: the suite ran
+    assert report.leaks == ()
+    assert report.unsteady == ("test_leaky.py::test_first_run_only",)
 
 
 def test_a_difference_the_repeated_sealed_run_does_not_show_is_a_flake_not_a_leak(

@@ -94,8 +94,8 @@ def _unsteady(report: LeakReport) -> list[str]:
         return []
     return [
         "",
-        f"{_count(len(report.unsteady), 'test')} differed once but not when the sealed run "
-        "was repeated: a flake, not a leak (truegreen flakes):",
+        f"{_count(len(report.unsteady), 'test')} differed once but not when the run was "
+        "repeated: a flake, not a leak (truegreen flakes):",
         *(f"  {test}" for test in report.unsteady),
     ]
 

@@ -48,8 +48,10 @@ class LeakRuns:
             self.found = ambient_factors(self.environ, sealed, self.home)
         return self.found
 
-    def ambient(self) -> Outcomes:
-        return self.pytest.run(env=self.environ, private=True)
+    def ambient(
+        self, only: Optional[Sequence[str]] = None, order: Optional[Sequence[str]] = None
+    ) -> Outcomes:
+        return self.pytest.run(only, order, env=self.environ, private=True)
 
     def sealed(
         self,
