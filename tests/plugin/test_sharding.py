@@ -96,6 +96,58 @@ def test_a_shard_the_cut_leaves_empty_is_green(
     assert "ok   every shard green" in capsys.readouterr().out
 
 
+DOCUMENT_PLUGIN = """
+import pytest
+
+NAMESPACE = {}
+
+
+class Block(pytest.Item):
+    def __init__(self, *, code, **kwargs):
+        super().__init__(**kwargs)
+        self.code = code
+
+    def runtest(self):
+        exec(self.code, NAMESPACE)  # each block builds on the ones before it, as in Sybil
+
+
+class Document(pytest.File):
+    def collect(self):
+        for number, code in enumerate(self.path.read_text().split("---")):
+            yield Block.from_parent(self, name=f"line:{number}", code=code)
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".rst":
+        return Document.from_parent(parent, path=file_path)
+"""
+
+
+def test_the_blocks_of_one_document_stay_in_one_shard_in_their_order(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each block of a document runs in the namespace the blocks before it left (Sybil, a
+    text file's doctests): split over shards, the later ones fail with a NameError.
+
+    Ablation: replace `group is None and item.nodeid in found` with `False` in
+    `src/truegreen/plugin/sharding.py`: the blocks are split and fail. Restored."""
+    pytester.makeconftest(DOCUMENT_PLUGIN)
+    blocks = ["x0 = 0"] + [f"x{i} = x{i - 1} + 1" for i in range(1, 12)]
+    pytester.path.joinpath("guide.rst").write_text("---".join(blocks))
+    pytester.makepyfile(test_other="\n".join(f"def test_{i}(): pass" for i in range(6)))
+    manifests = pytester.path / "manifests"
+    passed = 0
+    for k in (1, 2, 3):
+        result = pytester.runpytest_subprocess(
+            "-p", "no:randomly", f"--truegreen-shard={k}/3", f"--truegreen-manifest={manifests}"
+        )
+        assert result.ret == 0, result.stdout.str()[-3000:]
+        passed += result.parseoutcomes().get("passed", 0)
+    assert passed == 12 + 6
+    assert main(["shards", "verify", str(manifests), "--count", "3"]) == 0
+    assert "ok   no unit split across shards" in capsys.readouterr().out
+
+
 def test_shard_composes_after_k_and_the_header_says_how_to_reproduce(
     pytester: pytest.Pytester,
 ) -> None:

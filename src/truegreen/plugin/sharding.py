@@ -218,9 +218,18 @@ class ShardPlugin:
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        units = {item.nodeid: unit_of(item.nodeid, _group(item)) for item in items}
+        # The items of one document (the blocks of a Sybil document, a text file's doctests)
+        # build on each other in their order: the document is their unit, never split.
+        found = documents(items)
+        units = {}
+        for item in items:
+            group = _group(item)
+            if group is None and item.nodeid in found:
+                units[item.nodeid] = found[item.nodeid]
+            else:
+                units[item.nodeid] = unit_of(item.nodeid, group)
         if self.plan_out:
-            write_atomic(Path(self.plan_out), protocol.units_document(units, documents(items)))
+            write_atomic(Path(self.plan_out), protocol.units_document(units, found))
         if self.external:
             # What another plugin keeps together is its business: each test is its own unit.
             units = {nodeid: nodeid for nodeid in units}
