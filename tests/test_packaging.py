@@ -42,7 +42,7 @@ def test_the_license_is_an_expression_with_its_file_and_no_classifier() -> None:
     assert [c for c in classifiers if c.startswith("License ::")] == []
 
 
-def test_the_pre_commit_hooks_run_the_audit_on_python_and_the_docs_check_on_markdown() -> None:
+def test_the_pre_commit_hooks_run_the_audit_the_record_check_and_the_docs_check() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     hooks = [
         dict(re.findall(r"^\s+(\w+): (.+)$", "  " + block, re.M))
@@ -52,4 +52,8 @@ def test_the_pre_commit_hooks_run_the_audit_on_python_and_the_docs_check_on_mark
     assert actual == [
         ("truegreen-audit", "truegreen audit", "python", "[python]"),
         ("truegreen-docs-check", "truegreen docs-check", "python", "[markdown]"),
+        ("truegreen-ablate-check", "truegreen ablate --check --records", "python", "[python]"),
     ]
+    # the record check reads every test file whatever changed: a record goes stale when the
+    # code it names changes
+    assert hooks[2]["pass_filenames"] == "false"

@@ -148,6 +148,49 @@ def test_every_verdict_in_one_table(
     assert _digest(project / "app" / "core.py") == before
 
 
+def test_check_runs_no_test_and_fails_only_records_that_cannot_apply(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--records --check`` answers in seconds what a run's stale and ambiguous verdicts
+    would, for pre-commit: test_red fails whenever it runs, and its record applies.
+
+    Ablation: delete `return _report(_checked(items), found, args, passing={APPLIES})` in
+    `src/truegreen/cli/ablate.py`: every claim is run. Restored."""
+    before = _digest(project / "app" / "core.py")
+    # (bounded runs: with the check ablated, every claim runs, test_spin's for ever)
+    check = ["ablate", "--records", "tests", "--check", "--run-timeout", "5", "-j", "2"]
+    assert main([*check, "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    verdicts = {(r["test"].split("::")[1], r["snippet"]): r["verdict"] for r in document["records"]}
+    assert verdicts == {
+        ("test_missing_is_refused", 'if raw is None: raise ValueError("missing")'): "applies",
+        ("test_blank", 'return "default"'): "applies",
+        ("test_level", "n > 2"): "applies",
+        ("test_level", "return 0"): "stale",
+        ("test_level", "raw"): "ambiguous",
+        ("test_broken", "import os"): "applies",
+        ("test_spin", "n - 1"): "applies",
+        ("test_child_sees_the_mutant", 'if raw is None: raise ValueError("missing")'): "applies",
+        ("test_red", "return raw.strip()"): "applies",
+    }
+    assert {r["seconds"] for r in document["records"]} == {0}
+    assert _digest(project / "app" / "core.py") == before
+    level = """Ablations: replace `n > 2` with `n >= 2` in `app/core.py`; delete `return 0` in
+    `app/core.py`; replace `raw` with `None` in `app/core.py`."""
+    assert level in TESTS
+    fixed = TESTS.replace(level, "Ablation: replace `n > 2` with `n >= 2` in `app/core.py`.")
+    (project / "tests" / "test_core.py").write_text(fixed)
+    assert main(check) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "7 applies"
+
+
+def test_check_goes_with_records(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ablate", "--discover", "tests", "--check"]) == 2
+    assert capsys.readouterr().err == (
+        "truegreen: error: truegreen ablate: --check goes with --records [PATHS]\n"
+    )
+
+
 @MODES
 def test_the_stale_bytecode_trap_a_same_size_edit_in_the_same_second_is_killed(
     project: Path,

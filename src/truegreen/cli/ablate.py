@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -22,7 +23,7 @@ from typing import Any, Optional, Union
 from truegreen.cli import add_jobs, add_run_timeout, add_verb, count, cpus
 from truegreen.cli.signals import Terminated, sigterm_raises
 from truegreen.core import formats
-from truegreen.core.ablation import BROKEN, PASSING, STALE, Unapplied, Verdict
+from truegreen.core.ablation import APPLIES, BROKEN, PASSING, STALE, Unapplied, Verdict
 from truegreen.core.claims import (
     Claim,
     ProseRecord,
@@ -56,6 +57,8 @@ EXAMPLE = """\
   # a new pytest process a run, not a fork
   truegreen ablate --records tests/ --no-warm
   truegreen ablate --records --changed-since origin/main
+  # no run: does each record still name code that exists, once? (seconds)
+  truegreen ablate --records tests/ --check
   # no records: which negative tests fail without the raise they caught
   truegreen ablate --discover tests/ -j 2
   truegreen ablate --discover tests/test_config.py --write-records
@@ -128,6 +131,14 @@ def add_parser(verbs: Any) -> None:
         default=None,
         help="start pytest once and fork each run from it: the default where the OS can fork "
         "(POSIX); --no-warm starts a new process a run",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="with --records: run no test, only check that each record applies (its file "
+        "exists and its snippet matches exactly one place, and the result is Python): "
+        "seconds where running them takes minutes, for pre-commit; stale, ambiguous and broken "
+        "records fail",
     )
     parser.add_argument("--strict", action="store_true", help="prose-only records fail too")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -268,6 +279,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.check and (args.records is None or args.discover is not None):
+        raise UsageError("truegreen ablate: --check goes with --records [PATHS]")
     if args.discover is not None or args.write_records:
         return _discover(args)
     found = Found()
@@ -278,6 +291,8 @@ def _run(args: argparse.Namespace) -> int:
     else:
         plans = [(c, tuple(args.test)) for c in _single(args)]
     items = [(c, tests, _prepare(c, args)) for c, tests in plans]
+    if args.check:
+        return _report(_checked(items), found, args, passing={APPLIES})
     targets = sorted({c.path for c, _, ablated in items if isinstance(ablated, str)})
     # Warm by default where the OS can fork: as safe as a new process a run (docs/ablate.md)
     # and about half the CPU for one claim, a fifth for many.
@@ -291,7 +306,21 @@ def _run(args: argparse.Namespace) -> int:
         outcomes = Ablator(runner, args.jobs).run(items)
     finally:
         runner.close()
-    failing = [o for o in outcomes if o.verdict.verdict not in PASSING]
+    return _report(outcomes, found, args, PASSING)
+
+
+def _checked(items: list[tuple[Claim, tuple[str, ...], Union[str, Verdict]]]) -> list[Outcome]:
+    """``--check``: each claim's verdict without a run: applies, or why it cannot."""
+    return [
+        Outcome(claim, ablated if isinstance(ablated, Verdict) else Verdict(APPLIES), 0.0)
+        for claim, _, ablated in items
+    ]
+
+
+def _report(
+    outcomes: list[Outcome], found: Found, args: argparse.Namespace, passing: Set[str]
+) -> int:
+    failing = [o for o in outcomes if o.verdict.verdict not in passing]
     if args.format == "json":
         print(json.dumps(_document(outcomes, found), indent=2))
     else:

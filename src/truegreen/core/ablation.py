@@ -11,6 +11,7 @@ TIMEOUT = "timeout"
 STALE = "stale"
 AMBIGUOUS = "ambiguous"
 PREMISE_FAILED = "premise-failed"
+APPLIES = "applies"  # ``--records --check``: the snippet matches once; nothing was run
 # Only a killed claim holds; everything else fails `truegreen ablate`.
 PASSING = frozenset({KILLED})
 
