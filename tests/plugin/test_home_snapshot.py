@@ -19,6 +19,15 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(*NO_TREE_GUARD, *args)
 
 
+def runs_a_program(pytester: pytest.Pytester, command: str) -> None:
+    """A test file whose one test runs ``sh -c COMMAND``: a program no Python guard sees."""
+    pytester.makepyfile(
+        "import subprocess\n\n"
+        "def test_runs_a_program():\n"
+        f"    subprocess.run(['sh', '-c', {command!r}], check=True)\n"
+    )
+
+
 def test_a_program_creating_an_entry_in_the_real_home_fails_the_run(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -30,14 +39,7 @@ def test_a_program_creating_an_entry_in_the_real_home_fails_the_run(
     (home / ".bashrc").write_text("x")
     (home / ".profile").write_text("x")
     metrics = tmp_path / "metrics"
-    pytester.makepyfile(
-        f"""
-        import subprocess
-
-        def test_runs_a_program():
-            subprocess.run(["sh", "-c", "mkdir {home}/.gnupg && rm {home}/.profile"], check=True)
-        """
-    )
+    runs_a_program(pytester, f"mkdir {home}/.gnupg && rm {home}/.profile")
     result = run(pytester, f"--truegreen-metrics={metrics}")
     result.assert_outcomes(passed=1)  # premise: the test itself passed
     assert (home / ".gnupg").is_dir()
@@ -74,14 +76,7 @@ def test_a_program_changing_an_existing_entry_in_the_real_home_fails_the_run(
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     bashrc = home / ".bashrc"
     bashrc.write_text("x\n")
-    pytester.makepyfile(
-        f"""
-        import subprocess
-
-        def test_runs_a_program():
-            subprocess.run(["sh", "-c", "echo y >> {bashrc}"], check=True)
-        """
-    )
+    runs_a_program(pytester, f"echo y >> {bashrc}")
     result = run(pytester)
     result.assert_outcomes(passed=1)  # premise: the test itself passed
     assert bashrc.read_text() == "x\ny\n"  # premise: the program changed the file
@@ -190,14 +185,7 @@ def test_home_writes_warn_names_the_change_and_passes(
 ) -> None:
     home = ambient_home(monkeypatch, tmp_path / "real-home", identity=False)
     pytester.makepyprojecttoml('[tool.truegreen]\nhome-writes = "warn"\n')
-    pytester.makepyfile(
-        f"""
-        import subprocess
-
-        def test_runs_a_program():
-            subprocess.run(["sh", "-c", "mkdir {home}/.gnupg"], check=True)
-        """
-    )
+    runs_a_program(pytester, f"mkdir {home}/.gnupg")
     result = run(pytester)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["  new: ~/.gnupg", 'home-writes = "warn": *'])
