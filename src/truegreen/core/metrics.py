@@ -105,7 +105,9 @@ def read_dir(directory: Path) -> list[Stream]:
     """Every stream under ``directory``, each knowing its run (``Stream.run``)."""
     if not directory.is_dir():
         raise DataError(f"{directory}: expected a metrics directory, found none")
-    streams = [read_stream(p) for p in sorted(directory.rglob("*.jsonl")) if walked(p)]
+    # a directory so named is one line saying so; a FIFO would hang the reading
+    found = sorted(p for p in directory.rglob("*.jsonl") if p.is_dir() or walked(p))
+    streams = [read_stream(p) for p in found]
     if not streams:
         raise DataError(f"{directory}: expected *.jsonl event streams, found none")
     for stream in streams:
