@@ -555,8 +555,9 @@ def paired_rounds(row: Row, rounds: int, python: Path, work: Path) -> None:
     """``rounds`` pairs of runs on the clean machine, plain and truegreen side by side (which
     goes first alternates), each on a fresh copy of the sources in a fresh home: the CPU
     seconds of each pair go into ``row.rounds``. One run of each is noise on a shared machine;
-    the median of the pairs' ratios is not."""
-    out = work / row.project.name / "out"
+    the median of the pairs' ratios is not. truegreen runs with its defaults, as a user runs
+    it: the event stream the single runs record (``--truegreen-metrics``) is off by default
+    and costs a few percent of its own."""
     for index in range(rounds):
         pair = {}
         for mode in MODES if index % 2 == 0 else MODES[::-1]:
@@ -566,8 +567,6 @@ def paired_rounds(row: Row, rounds: int, python: Path, work: Path) -> None:
                     *row.project.args]  # fmt: skip
             if mode == "plain":
                 argv += ["-p", "no:truegreen"]
-            else:
-                argv += [f"--truegreen-metrics={out / f'round-{index}-events'}"]
             try:
                 _, _, pair[mode] = run(argv, source, machine("clean", python, home))
             finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from truegreen.guards import active, hook, network
+from truegreen.guards import active, hook
 from truegreen.guards.policy import POLICY_FILE, Policy
 from truegreen.guards.runtime import Guard
 
@@ -24,6 +24,8 @@ def start(run_dir: str) -> None:
     active.activate(guard)
     if policy.network == "owned" and not sys.platform.startswith("linux"):
         # On Linux /proc tells which process owns a listener; elsewhere the child says so.
+        from truegreen.guards import network
+
         guard.tracking = network.track_listeners(guard)
 
 

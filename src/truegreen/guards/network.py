@@ -10,16 +10,13 @@ from __future__ import annotations
 import os
 import sys
 
-from truegreen.guards.errors import NetworkBlocked
-from truegreen.guards.procfs import descendants
-from truegreen.guards.runtime import Guard
-
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     import socket
     from typing import Any, Optional
 
     from truegreen.guards.hook import Listener
+    from truegreen.guards.runtime import Guard
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
@@ -95,6 +92,8 @@ def owned_by_session(protocol: str, port: int, root: int) -> bool:
     inodes = {f"socket:[{inode}]" for inode in _proc_listeners(protocol, port)}
     if not inodes:
         return False
+    from truegreen.guards.procfs import descendants
+
     for pid in (root, *descendants(root)):
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
@@ -139,6 +138,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
     def refuse(operation: str, host: str, port: Optional[int], why: str) -> None:
         target = f"{host}:{port}" if port is not None else host
         violation = guard.report("network", operation, f"{target} ({why})", blocked=True)
+        from truegreen.guards.errors import NetworkBlocked
+
         raise NetworkBlocked(
             f"truegreen: {violation.where} may not {operation} {target}: {why} "
             f"(network = {guard.network_mode!r}). To allow it deliberately: {ALLOW_DOCS}"

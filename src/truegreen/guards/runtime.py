@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 
-from truegreen.core import events
 from truegreen.guards import hook
-from truegreen.guards.current import UNKNOWN, running
-from truegreen.guards.policy import Policy
-from truegreen.guards.sites import user_site
-from truegreen.guards.violations import Spawn, StreamWriter, Unguarded, Violation, from_record
 
+# A guarded child imports this at start-up: what only a record, a spawn or the session needs
+# (the records, the event names, the running test) is imported when it is first needed.
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from typing import Any, Callable, Optional
+
+    from truegreen.guards.policy import Policy
+    from truegreen.guards.violations import Spawn, StreamWriter, Unguarded, Violation
 
 
 class Guard:
@@ -55,13 +55,13 @@ class Guard:
         # ... and of each child started by ``os.posix_spawn`` or ``os.spawn*`` (a pid only).
         self.on_spawn: Optional[Callable[[Optional[str], Optional[str], list[str]], None]] = None
         self._offsets: dict[str, int] = {}
+        # This process's stream in the run's directory, made at its first record.
         self.sink: Optional[StreamWriter] = None
-        if policy.run_dir:
-            self._open_stream()
+        self._stream = self._stream_path()
 
-    def _open_stream(self) -> None:
-        path = os.path.join(self.policy.run_dir, f"{self.role}-{os.getpid()}.jsonl")
-        self.sink = StreamWriter(path, self.role)
+    def _stream_path(self) -> str:
+        run_dir = self.policy.run_dir
+        return os.path.join(run_dir, f"{self.role}-{os.getpid()}.jsonl") if run_dir else ""
 
     def after_fork(self) -> None:
         """In a forked child: a stream of its own; the parent keeps what it recorded. Its test
@@ -69,17 +69,23 @@ class Guard:
         self.role = "child"
         self.on_popen = self.on_spawn = None  # the session watches its children, not a fork's
         if self.policy.run_dir:
+            from truegreen.guards.current import UNKNOWN, running
+
             now = running(self.policy.run_dir)
             if now != UNKNOWN:
                 self.test = now
                 self.where = now or "outside any test"
         self.violations, self.spawns, self.unguarded = [], [], []
         self._offsets = {}
-        if self.policy.run_dir:
-            self._open_stream()
+        self.sink = None
+        self._stream = self._stream_path()
 
     def emit(self, record: dict[str, Any]) -> None:
-        if self.sink is not None:
+        if self._stream:
+            if self.sink is None:
+                from truegreen.guards.violations import StreamWriter
+
+                self.sink = StreamWriter(self._stream, self.role)
             with hook.quiet():
                 self.sink.write(record)
                 if self.role == "child":
@@ -91,6 +97,8 @@ class Guard:
                         pass
 
     def site(self) -> str:
+        from truegreen.guards.sites import user_site
+
         return user_site(self.project)
 
     def attributed(self) -> tuple[Optional[str], Optional[str]]:
@@ -100,6 +108,8 @@ class Guard:
         test, where = self.test, self.where
         if self.role != "child" or not self.policy.run_dir:
             return test, where
+        from truegreen.guards.current import UNKNOWN, running
+
         now = running(self.policy.run_dir)
         if now in (UNKNOWN, test):
             return test, where
@@ -114,6 +124,8 @@ class Guard:
         test, where = self.attributed()
         if where is not None and where == test and self.locate is not None:
             where = self.locate() or where
+        from truegreen.guards.violations import Violation
+
         violation = Violation(
             kind=kind,
             test=test,
@@ -130,6 +142,8 @@ class Guard:
         return violation
 
     def record_spawn(self, program: str, verb: Optional[str], anonymous: bool = False) -> None:
+        from truegreen.guards.violations import Spawn
+
         spawn = Spawn(self.attributed()[0], program, verb, self.site(), os.getpid(), anonymous)
         self.spawned = True
         self.spawns.append(spawn)
@@ -137,6 +151,8 @@ class Guard:
 
     def record_unguarded(self, program: str, reason: str) -> None:
         """A child this process starts that the guards will not reach."""
+        from truegreen.guards.violations import Unguarded
+
         item = Unguarded(self.attributed()[0], program, reason, os.getpid())
         self.unguarded.append(item)
         self.emit(item.record())
@@ -153,6 +169,8 @@ class Guard:
             self.home_reads.add(path)
 
     def record_listener(self, protocol: str, port: int) -> None:
+        from truegreen.core import events
+
         self.listening.add((protocol, port))
         self.emit({events.EVENT: events.LISTEN, "protocol": protocol, "port": port,
                    "pid": os.getpid()})  # fmt: skip
@@ -164,10 +182,13 @@ class Guard:
         """
         import json
 
+        from truegreen.core import events
+        from truegreen.guards.violations import Spawn, Unguarded, Violation, from_record
+
         run_dir = self.policy.run_dir
         if not run_dir:
             return []
-        own = self.sink.path if self.sink is not None else ""
+        own = self._stream
         fresh: list[dict[str, Any]] = []
         with hook.quiet():
             for name in sorted(os.listdir(run_dir)):

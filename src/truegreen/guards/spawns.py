@@ -5,16 +5,13 @@ from __future__ import annotations
 import os
 import sys
 
-from truegreen.guards import children, netprograms, network
-from truegreen.guards.errors import NetworkBlocked, ProgramDenied
-from truegreen.guards.runtime import Guard
-
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Optional
 
     from truegreen.guards.hook import Listener
+    from truegreen.guards.runtime import Guard
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "cmd", "cmd.exe"})
 # git options that take a separate value before the verb.
@@ -94,6 +91,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         program = basename(words[0]) if words else "?"
         if program in denied:
             violation = guard.report("program", "start", program, blocked=True)
+            from truegreen.guards.errors import ProgramDenied
+
             raise ProgramDenied(
                 f"truegreen: {violation.where} may not start {program!r}: it is in "
                 "deny-programs in [tool.truegreen]. Use a test double for it"
@@ -105,6 +104,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
             verb = git_verb(words)
             anonymous = _anonymous(words, env, cwd)
         guard.record_spawn(program, verb, anonymous)
+        from truegreen.guards import children  # on the first spawn, not at a child's start-up
+
         run_dir = guard.policy.run_dir
         why = children.unguarded(words, env, cwd)
         if run_dir and (env is None or why != children.NOT_PYTHON):
@@ -154,6 +155,8 @@ def _reach(guard: Guard, program: str, words: list[str], env: Any) -> None:
     """A program that will dial another machine: refused before it starts wherever the network
     guard would refuse the same connection from Python (every mode but ``allow``, and the
     hosts and markers that mode lets through), so no packet leaves."""
+    from truegreen.guards import netprograms, network
+
     for host, port in netprograms.destinations(words, env):
         why = network.refusal(guard, host, port, "tcp")
         if why is None:
@@ -162,6 +165,8 @@ def _reach(guard: Guard, program: str, words: list[str], env: Any) -> None:
         violation = guard.report(
             "network", f"start {program} to reach", f"{target} ({why})", blocked=True
         )
+        from truegreen.guards.errors import NetworkBlocked
+
         raise NetworkBlocked(
             f"truegreen: {violation.where} may not start {program!r} to reach {target}: "
             f"{why} (network = {guard.network_mode!r}). To allow it deliberately: "

@@ -8,14 +8,13 @@ import sys
 from _thread import _local
 
 from truegreen.core.paths import leaked_into
-from truegreen.guards.errors import WriteBlocked
-from truegreen.guards.runtime import Guard
 
 TYPE_CHECKING = False  # typing itself is too dear for a child's start-up
 if TYPE_CHECKING:
     from typing import Any, Callable, Optional
 
     from truegreen.guards.hook import Listener
+    from truegreen.guards.runtime import Guard
 
 _LABELS = {"home": "the real home", "project": "the project tree"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
@@ -336,6 +335,8 @@ def listeners(guard: Guard) -> dict[str, Listener]:
         if block:
             if place == "home" and guard.on_refused is not None:
                 guard.on_refused(real)
+            from truegreen.guards.errors import WriteBlocked
+
             raise WriteBlocked(
                 f"truegreen: {violation.where} may not {operation} {real}: it is under {label}. "
                 "Write into tmp_path instead, or allow it deliberately with "

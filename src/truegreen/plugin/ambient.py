@@ -13,7 +13,6 @@ from typing import Any, Callable, Optional
 
 import pytest
 
-from truegreen.core import events
 from truegreen.core.config import Config
 from truegreen.guards.hook import muted
 from truegreen.plugin.relay import relay
@@ -253,6 +252,8 @@ class AmbientReads:
                 and not n.startswith(_UNRECORDED)
             ]  # fmt: skip
             if names:
+                from truegreen.core import events
+
                 self.emit(events.ENV_READS, test=nodeid, names=sorted(names))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
 
-from truegreen.core.hints import Reached, hint_lines, home_relative, named_in
 from truegreen.guards.runtime import Guard
 from truegreen.plugin.sealed import Hermetic
 from truegreen.plugin.stash import (
@@ -30,6 +29,9 @@ from truegreen.plugin.stash import (
     env_watch,
     per_test,
 )
+
+if TYPE_CHECKING:
+    from truegreen.core.hints import Reached
 
 # The variables the seal sets whose reading a hint names: what a zone, a locale, a terminal
 # of the developer's changes. (The git ones have a hint of their own.)
@@ -179,6 +181,8 @@ class FailureHints:
 
     def reached(self, report: pytest.TestReport, sealed: Hermetic) -> Reached:
         """What the running test, failing with ``report``, reached for that its seal took away."""
+        from truegreen.core.hints import Reached, home_relative, named_in  # on a failure only
+
         # The variables first: rendering the failure's text below reads some of them.
         cleared: list[tuple[str, str]] = []
         unset: list[str] = []
@@ -222,6 +226,8 @@ class FailureHints:
         sealed = self.sealed
         if not report.failed or sealed is None or self.hinted == report.nodeid:
             return
+        from truegreen.core.hints import hint_lines
+
         lines = hint_lines(self.reached(report, sealed))
         if lines:
             self.hinted = report.nodeid
