@@ -14,7 +14,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-from truegreen.core import formats, jsonfile
 from truegreen.core.errors import DataError
 
 
@@ -176,8 +175,8 @@ OPTIONS = {
 
 
 # -- the files ------------------------------------------------------------------------------
-
-UNITS_FORMAT = formats.UNITS
+# Read and written by the verbs and the plan-out run only: what they need from the event
+# stream's formats (and its JSON reader) is imported there, not in every pytest process.
 
 
 def units_document(
@@ -188,16 +187,20 @@ def units_document(
     class or module (an xdist group). ``documents`` names, for each item that is not a Python
     test function (a doctest, a block of a Sybil or other document), the document it belongs
     to: the items of one document run in sequence, in their order, by design."""
-    return {"format": UNITS_FORMAT, "units": dict(units), "documents": dict(documents or {})}
+    from truegreen.core.formats import UNITS
+
+    return {"format": UNITS, "units": dict(units), "documents": dict(documents or {})}
 
 
 def read_units(text: str, source: str) -> dict[str, str]:
     """Node id -> unit from a plan-out file's text; :class:`DataError` naming ``source``."""
+    from truegreen.core.formats import UNITS
+
     data = _json(text, source)
     units = data.get("units") if isinstance(data, dict) else None
-    if not isinstance(data, dict) or data.get("format") != UNITS_FORMAT:
+    if not isinstance(data, dict) or data.get("format") != UNITS:
         raise DataError(
-            f"{source}: expected a units document of format {UNITS_FORMAT}, found {text[:80]!r}"
+            f"{source}: expected a units document of format {UNITS}, found {text[:80]!r}"
         )
     if not isinstance(units, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in units.items()
@@ -260,4 +263,6 @@ class Basetemp(_Value):
 
 
 def _json(text: str, source: str) -> Any:
+    from truegreen.core import jsonfile
+
     return jsonfile.loads(text, source, "JSON")

@@ -182,9 +182,6 @@ class Guard:
         """
         import json
 
-        from truegreen.core import events
-        from truegreen.guards.violations import Spawn, Unguarded, Violation, from_record
-
         run_dir = self.policy.run_dir
         if not run_dir:
             return []
@@ -207,6 +204,11 @@ class Guard:
                         continue
                     if type(record) is dict:
                         fresh.append(record)
+        if not fresh:
+            return fresh
+        from truegreen.core import events
+        from truegreen.guards.violations import Spawn, Unguarded, Violation, from_record
+
         for record in fresh:
             if record.get(events.EVENT) == events.LISTEN:
                 if events.problem(record) is None:

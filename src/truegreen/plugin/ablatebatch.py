@@ -30,6 +30,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from truegreen.guards.mutant import switch
+from truegreen.plugin.listing import HooksOnly
 
 OPTION = "--truegreen-batch"
 EXPIRED = 70  # the exit status of a batch whose claim ran out of time
@@ -64,7 +65,7 @@ def _why(reports: list[pytest.TestReport]) -> tuple[str, str]:
     return "passed", ""
 
 
-class Batch:
+class Batch(HooksOnly):
     def __init__(self, plan_file: str) -> None:
         with open(plan_file, encoding="utf-8") as handle:
             plan = json.load(handle)

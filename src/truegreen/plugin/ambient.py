@@ -15,6 +15,7 @@ import pytest
 
 from truegreen.core.config import Config
 from truegreen.guards.hook import muted
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import AMBIENT_KEY, METRICS_EMIT_KEY, SEAL_KEY, env_watch, per_test
 
@@ -66,7 +67,7 @@ _UNRECORDED = ("PYTHON", "_PYTHON", "HOME", "USERPROFILE")
 _ENVIRON: Any = os.environ  # read through its encoded ``_data``, as _Environ itself does
 
 
-class AmbientReads:
+class AmbientReads(HooksOnly):
     """Records the names a test reads from ``os.environ`` while it runs."""
 
     def __init__(self, config: pytest.Config, settings: Config, ambient: frozenset[str]) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Optional
 import pytest
 
 from truegreen.core import formats, protocol
+from truegreen.plugin.listing import HooksOnly
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,7 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-class CollectRecord:
+class CollectRecord(HooksOnly):
     """Gathers the collection's facts as it happens; writes them once at the end."""
 
     def __init__(self, config: pytest.Config, target: Path) -> None:

@@ -46,6 +46,7 @@ from truegreen.core.discovery import (
     is_test_path,
     mentioned,
 )
+from truegreen.plugin.listing import HooksOnly
 
 OPTION = "--truegreen-discover-out"
 # auto: sys.monitoring on 3.12+, "contexts" below; settrace: every test by sys.settrace;
@@ -91,7 +92,7 @@ def _catcher_files() -> set[str]:
     return files
 
 
-class Tracer:
+class Tracer(HooksOnly):
     """Per test call: the exceptions caught by the test; at the end, the file."""
 
     def __init__(self, config: pytest.Config, out: str) -> None:

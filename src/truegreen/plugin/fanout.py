@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pytest
 
+from truegreen.plugin.listing import HooksOnly
+
 if TYPE_CHECKING:
     from truegreen.plugin.sealed import Hermetic
 
@@ -75,7 +77,9 @@ class PerTest:
             # for the others (pluggy charges for an implementation that calls nobody all the
             # same); registering one costs over a million instructions, so once per session
             # unless a feature added late (the metrics) listens to a new event.
-            kind = type("PerTestHooks", (), {_HOOKS[event][0]: _HOOKS[event][1] for event in new})
+            kind = type(
+                "PerTestHooks", (HooksOnly,), {_HOOKS[event][0]: _HOOKS[event][1] for event in new}
+            )
             hooks = kind()
             self.pluginmanager.register(hooks, "truegreen-per-test-" + "-".join(e[3:] for e in new))
             self._hooks.update(dict.fromkeys(new, hooks))

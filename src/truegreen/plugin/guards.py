@@ -13,7 +13,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Generator, Iterable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import pytest
 
@@ -27,7 +27,7 @@ from truegreen.guards.current import Publisher
 from truegreen.guards.policy import POLICY_FILE, RUN_VAR, Policy, parse_host
 from truegreen.guards.reads import ENVIRON_GLOB, is_proc_environ, python_paths
 from truegreen.guards.runtime import Guard
-from truegreen.guards.violations import Violation
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import (
     GUARD_KEY,
@@ -41,12 +41,15 @@ NETWORK_MARKER = "truegreen_network"
 # Set on a report by an xdist worker: the home directories it watches, as plain lists.
 HOME_ATTR = "truegreen_home_watch"
 
+if TYPE_CHECKING:
+    from truegreen.guards.violations import Violation
+
 
 def _real(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-class GuardsPlugin:
+class GuardsPlugin(HooksOnly):
     """Installs the guards for the session and turns violations into failed reports."""
 
     def __init__(self, config: pytest.Config, settings: Config) -> None:
@@ -329,6 +332,8 @@ class GuardsPlugin:
             return
         policy = guard.policy
         for what, path in watch.changes(self._home_ignores(policy)):
+            from truegreen.guards.violations import Violation
+
             violation = Violation(
                 kind="write",
                 test=None,

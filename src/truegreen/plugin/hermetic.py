@@ -27,10 +27,10 @@ import pytest
 from truegreen import __version__
 from truegreen.core.config import Config
 from truegreen.core.hermetic import Seal, seal_for
-from truegreen.core.references import resolve_callable
 from truegreen.core.words import counted
 from truegreen.plugin.fanout import PerTest
 from truegreen.plugin.homedirs import PlatformdirsRedirect
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import Relay, relay
 from truegreen.plugin.sealed import Hermetic
 from truegreen.plugin.session import SESSION_SEAL_KEY, SessionSeal
@@ -123,7 +123,7 @@ def _zone_is_utc() -> bool:
     return "TZ" not in _ENV and time.timezone == 0 and time.altzone == 0 and not time.daylight
 
 
-class HermeticPlugin:
+class HermeticPlugin(HooksOnly):
     """Seals every test; registered only when ``hermetic`` is on.
 
     The seal goes on just before the test's first function-scoped fixture is set up
@@ -441,6 +441,8 @@ class HermeticPlugin:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Import the declared cache resets now that the tests' own imports have run."""
         for ref in self.settings.reset_caches:
+            from truegreen.core.references import resolve_callable
+
             try:
                 reset = resolve_callable(ref)
             except Exception as exc:  # any failure to import is the user's to fix

@@ -23,8 +23,8 @@ import pytest
 
 from truegreen.core import protocol
 from truegreen.core.config import Config
-from truegreen.core.mustrun import covers, matches
 from truegreen.core.words import counted
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import SHARDED_OUT_KEY, per_test
 
@@ -89,7 +89,7 @@ def deselected_by_user(config: pytest.Config, item: pytest.Item) -> Optional[str
     return None
 
 
-class IntegrityPlugin:
+class IntegrityPlugin(HooksOnly):
     """Counts what the run collected, deselected, ran and skipped; enforces the gates."""
 
     def __init__(self, config: pytest.Config, settings: Config) -> None:
@@ -127,6 +127,10 @@ class IntegrityPlugin:
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
         self.collected.update(dict.fromkeys(item.nodeid for item in items))
+        if not self.must_run:
+            return
+        from truegreen.core.mustrun import matches  # only a run with gates reads the patterns
+
         for item in items:
             if any(matches(item.nodeid, pattern) for pattern in self.must_run):
                 why = deselected_by_user(self.config, item)
@@ -174,6 +178,8 @@ class IntegrityPlugin:
 
     def _selection_holds(self, pattern: str, args: list[str]) -> bool:
         """Whether the selection could have held a test the pattern names."""
+        from truegreen.core.mustrun import covers, matches
+
         if not covers(args, pattern):
             return False
         last_failed = self.last_failed
@@ -191,6 +197,8 @@ class IntegrityPlugin:
         found = []
         args = selection_args(self.config) if self.must_run else []
         for pattern in self.must_run:
+            from truegreen.core.mustrun import matches
+
             hits = [n for n in self.collected if matches(n, pattern)]
             if not hits:
                 if self._selection_holds(pattern, args):

@@ -14,6 +14,7 @@ import pytest
 from truegreen.core import protocol
 from truegreen.core.errors import DataError
 from truegreen.guards.hook import quiet
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.stash import SHARDED_OUT_KEY
 
 
@@ -28,7 +29,7 @@ def _keep(config: pytest.Config, items: list[pytest.Item], keep: list[pytest.Ite
         items[:] = keep
 
 
-class OnlyFile:
+class OnlyFile(HooksOnly):
     """Keeps the tests of one file; registered only when the hidden option is given.
 
     The other files of the selection are not even collected, so their module-level code
@@ -58,7 +59,7 @@ class OnlyFile:
         _keep(config, items, [i for i in items if i.nodeid.split("::", 1)[0] == self.path])
 
 
-class OnlyIds:
+class OnlyIds(HooksOnly):
     """Keeps the tests whose node ids a file lists, one a line, within the user's selection."""
 
     def __init__(self, nodeids: Container[str]) -> None:
@@ -79,7 +80,7 @@ class OnlyIds:
         _keep(config, items, [i for i in items if i.nodeid in self.nodeids])
 
 
-class RunBasetemp:
+class RunBasetemp(HooksOnly):
     """Writes where the sessions of ``truegreen run --isolate-files`` keep their temporary
     directories: this (collecting) session's basetemp, numbered and rotated by pytest as in
     any run, or the user's ``--basetemp``; and pytest's retention policy for it.

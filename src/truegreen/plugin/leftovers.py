@@ -17,6 +17,7 @@ import pytest
 from truegreen.core.config import Config
 from truegreen.core.words import counted
 from truegreen.guards.leftovers import Child, Leftovers, stop
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import GUARD_KEY, per_test
 
@@ -28,7 +29,7 @@ WHY = (
 )
 
 
-class LeftoversPlugin:
+class LeftoversPlugin(HooksOnly):
     """Polls each test's children after it; stops and lists the leftovers at the end."""
 
     def __init__(self, config: pytest.Config, mode: str) -> None:

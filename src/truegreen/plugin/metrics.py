@@ -24,6 +24,7 @@ from truegreen.core import events, protocol
 from truegreen.core.metrics import RUN_ID, new_run_id
 from truegreen.guards.hook import quiet
 from truegreen.guards.violations import StreamWriter
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.stash import METRICS_EMIT_KEY, METRICS_RUN_DIR_KEY, per_test
 
 # The per-test records are written for every test of the run, so they are formatted here
@@ -63,7 +64,7 @@ def _run_id(config: pytest.Config) -> str:
 NAME = "truegreen-metrics"
 
 
-class MetricsPlugin:
+class MetricsPlugin(HooksOnly):
     """Writes this process's part of the event stream into the metrics directory."""
 
     def __init__(self, config: pytest.Config, directory: Path) -> None:
@@ -106,7 +107,7 @@ class MetricsPlugin:
         self.emit(events.SESSION_END, exitstatus=int(session.exitstatus), worker=self.worker)
 
 
-class Recorder:
+class Recorder(HooksOnly):
     """The records of each test: its start and end, its phases, its fixtures' setups and
     teardowns.
 

@@ -11,10 +11,11 @@ import pytest
 
 from truegreen.core import protocol
 from truegreen.core.errors import DataError
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.stash import SHARDED_OUT_KEY
 
 
-class ImposedOrder:
+class ImposedOrder(HooksOnly):
     """Keeps the listed tests in the listed order; registered only when the option is given."""
 
     def __init__(self, path: str) -> None:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from truegreen.plugin.listing import HooksOnly
+
 if TYPE_CHECKING:
     from truegreen.core.platforms import Marker
 
@@ -27,7 +29,7 @@ def marker_of(item: pytest.Item) -> Marker | None:
     return checked_marker(list(item.iter_markers(MARKER)))
 
 
-class PlatformsPlugin:
+class PlatformsPlugin(HooksOnly):
     """Gates marked tests by host; turns wrong markers into collection errors.
 
     The marker's grammar is imported at the first marked test: most suites have none."""

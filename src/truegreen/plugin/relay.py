@@ -20,12 +20,14 @@ from typing import Any, Callable, Optional
 
 import pytest
 
+from truegreen.plugin.listing import HooksOnly
+
 # The workeroutput key everything truegreen ships travels under.
 OUTPUT = "truegreen"
 RELAY_KEY = pytest.StashKey["Relay"]()
 
 
-class Relay:
+class Relay(HooksOnly):
     """Ships a worker's summary data; hands the controller each worker's."""
 
     def __init__(self, config: pytest.Config) -> None:

@@ -32,6 +32,7 @@ import pytest
 
 from truegreen.core.config import Config
 from truegreen.core.protocol import SESSION_DIR_PREFIX
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.stash import MACHINE_ENV_KEY, REAL_HOME_KEY
 
 if TYPE_CHECKING:  # imported where the seal is applied: it costs at start-up
@@ -50,7 +51,7 @@ def seal_process(config: pytest.Config, settings: Config) -> None:
         SessionSeal.apply(config, settings)
 
 
-class SessionSeal:
+class SessionSeal(HooksOnly):
     """The seal on the whole process: applied once, undone exactly at the end."""
 
     def __init__(self, machine: dict[str, str], real_home: str) -> None:

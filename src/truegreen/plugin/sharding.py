@@ -37,6 +37,7 @@ from truegreen.core.shards import (
     unit_of,
 )
 from truegreen.guards.hook import quiet
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import MACHINE_ENV_KEY, SHARDED_OUT_KEY, per_test
 
@@ -94,7 +95,7 @@ def _outcome(report: pytest.TestReport, previous: Optional[str]) -> Optional[str
     return "error" if report.failed and previous != "failed" else previous
 
 
-class ShardPlugin:
+class ShardPlugin(HooksOnly):
     """Keeps shard K of N; writes ``shard-K-of-N.json`` when asked."""
 
     def __init__(self, config: pytest.Config, settings: Config) -> None:

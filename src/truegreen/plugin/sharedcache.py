@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from truegreen.plugin.listing import HooksOnly
+
 try:
     import fcntl
 except ImportError:  # Windows
@@ -52,7 +54,7 @@ def merged_failures(
     return {**kept, **failed}
 
 
-class SharedCache:
+class SharedCache(HooksOnly):
     """Registered in a file's session of an isolated run when the cache plugin is on."""
 
     def __init__(self, config: pytest.Config) -> None:

@@ -17,6 +17,7 @@ from truegreen.core.config import Config
 from truegreen.core.gitstatus import Change, Snapshot, diff_snapshots, excluded, parse_status
 from truegreen.guards.git import GitError, environment, git
 from truegreen.guards.hook import quiet
+from truegreen.plugin.listing import HooksOnly
 from truegreen.plugin.relay import relay
 from truegreen.plugin.stash import MACHINE_ENV_KEY, per_test
 
@@ -131,7 +132,7 @@ def _own_paths(config: pytest.Config, settings: Config, top: str) -> list[str]:
     return [path for path in inside if path is not None]
 
 
-class TreeGuardPlugin:
+class TreeGuardPlugin(HooksOnly):
     """Fails a run (session) or a test (each) that changed what git status reports."""
 
     def __init__(
@@ -238,7 +239,7 @@ class TreeGuardPlugin:
         tr.write_line(f"{hint}; a path a test may write belongs in .gitignore", red=True)
 
 
-class EachTest:
+class EachTest(HooksOnly):
     """The per-test half of ``tree-guard = "each"``: registered only in that mode, so the
     session mode adds no hook to any test."""
 

@@ -1,0 +1,30 @@
+"""What truegreen's plugin objects list to ``dir()``: their pytest hooks, nothing else.
+
+pytest reads a registered plugin object through ``dir()`` twice: pluggy for its hooks (only
+names starting ``pytest_`` can be one), and the fixture manager for fixtures, which for each
+name walks the class's MRO, reads the attribute twice and unwraps it. A plugin object lists
+30 to 50 names (its methods, its attributes, ``object``'s own), none of them a fixture; for
+the dozen truegreen registers in a run that walk cost about 20 million instructions of every
+pytest process's start-up (bench/guard_overhead.py --startup). Fixtures are defined in
+``plugin/fixtures.py``, a module, which lists everything as modules do.
+"""
+
+from __future__ import annotations
+
+_LISTED: dict[type, tuple[str, ...]] = {}
+
+
+class HooksOnly:
+    """A plugin object whose ``dir()`` is its hooks."""
+
+    __slots__ = ()
+
+    def __dir__(self) -> list[str]:
+        cls = type(self)
+        names = _LISTED.get(cls)
+        if names is None:
+            names = _LISTED[cls] = tuple(n for n in dir(cls) if n.startswith("pytest_"))
+        hooks = list(names)
+        # The per-test fan-out sets its hooks on the instance.
+        hooks.extend(n for n in vars(self) if n.startswith("pytest_") and n not in names)
+        return hooks
