@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from truegreen.core.protocol import TREE_CHANGED
+
 KILLED = "killed"
 SURVIVED = "survived"
 BROKEN = "broken"
@@ -49,8 +51,35 @@ def premise(run: Run) -> Verdict | None:
         return Verdict(PREMISE_FAILED, "the unablated run timed out")
     if run.status == 0 and run.passed and not run.failed:
         return None
+    if run.passed and not run.failed:
+        return Verdict(
+            PREMISE_FAILED,
+            f"the tests pass unablated, but the run fails (exit {run.status}): {run.tail}",
+        )
     why = "; ".join(f"{test}: {line}" for test, line in run.failed[:3]) or run.tail
     return Verdict(PREMISE_FAILED, f"the tests do not pass unablated (exit {run.status}): {why}")
+
+
+def why_run_failed(output: str, last_line: str) -> str:
+    """What a run's output says it failed for, when no test did: the tree guard's changes (the
+    checkout changed while it ran: a file edited or a branch switched during ``truegreen
+    ablate``), else ``last_line``, pytest's last word."""
+    lines = output.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith(TREE_CHANGED):
+            changes = []
+            for change in lines[index + 1 :]:
+                if not change.startswith("  "):
+                    break
+                changes.append(change.strip())
+            shown = ", ".join(changes[:3]) + (
+                f" and {len(changes) - 3} more" if changes[3:] else ""
+            )
+            return (
+                f"the working tree changed while the run ran ({shown or 'git status differed'}): "
+                "was the checkout edited during it? Run again on a tree left alone"
+            )
+    return last_line
 
 
 def judge(run: Run) -> Verdict:

@@ -174,6 +174,12 @@ OPTIONS = {
 }
 
 
+# The tree guard's summary line when the working tree changed outside any test's own changes,
+# then one indented line a change. A verb that judges a run by its exit status names it rather
+# than pytest's last line ("3 passed"): the run failed for that, not for a test.
+TREE_CHANGED = "the working tree changed"
+
+
 # -- the files ------------------------------------------------------------------------------
 # Read and written by the verbs and the plan-out run only: what they need from the event
 # stream's formats (and its JSON reader) is imported there, not in every pytest process.

@@ -228,7 +228,7 @@ class TreeGuardPlugin(HooksOnly):
                 tr.write_line(f"  {change}")
         if self.run_changes:
             where = "outside any test" if self.per_test else "during the run"
-            tr.write_line(f"the working tree changed {where} (git status before and after):")
+            tr.write_line(f"{protocol.TREE_CHANGED} {where} (git status before and after):")
             for change in self.run_changes:
                 tr.write_line(f"  {change}")
         for problem in self.problems:

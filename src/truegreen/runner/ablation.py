@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from truegreen.core.ablation import Run, Verdict, judge, premise
+from truegreen.core.ablation import Run, Verdict, judge, premise, why_run_failed
 from truegreen.core.claims import Claim
 from truegreen.core.junit import read_junit
 from truegreen.core.reports import probe_environment
@@ -131,10 +131,11 @@ class Runner:
                                watch=self.flight)  # fmt: skip
             if done.timed_out:
                 return Run(status=-1, timed_out=True)
+            tail = why_run_failed(done.output, done.last_line())
             if not os.path.exists(report):
-                return Run(status=done.status, tail=done.last_line())
+                return Run(status=done.status, tail=tail)
             results = read_junit(report)
-            return Run(done.status, tuple(results.failed), results.passed, tail=done.last_line())
+            return Run(done.status, tuple(results.failed), results.passed, tail=tail)
 
 
 @dataclass(frozen=True)
