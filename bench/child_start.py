@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 from typing import Optional
@@ -65,10 +67,7 @@ CONFIGS = {
 
 def one_run(root: Path, extra: list[str], env_extra: Optional[dict[str, str]]) -> dict:
     env = {**environment(), **(env_extra or {})}
-    argv = ["python", "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", *extra]
-    import sys
-
-    argv[0] = sys.executable
+    argv = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", *extra]
     done, _, _ = _execute(argv, root, env)
     for line in done.stdout.splitlines():
         if line.startswith("CHILD-COST "):
@@ -91,8 +90,6 @@ def main() -> int:
     if args.baseline:
         configs["baseline"] = CONFIGS["guarded"]
         envs["baseline"] = {"PYTHONPATH": str(Path(args.baseline).resolve())}
-    import re
-
     with tempfile.TemporaryDirectory(prefix="tg-child-bench-") as tmp:
         root = Path(tmp)  # not a git checkout: the tree guard starts no git
         (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
