@@ -331,9 +331,12 @@ class GuardsPlugin(HooksOnly):
         if guard is None or watch is None or self.worker:
             return
         policy = guard.policy
-        for what, path in watch.changes(self._home_ignores(policy)):
-            from truegreen.guards.violations import Violation
+        changes = watch.changes(self._home_ignores(policy))
+        if not changes:
+            return
+        from truegreen.guards.violations import Violation  # the records, only when there is one
 
+        for what, path in changes:
             violation = Violation(
                 kind="write",
                 test=None,

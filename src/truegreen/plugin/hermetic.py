@@ -440,9 +440,11 @@ class HermeticPlugin(HooksOnly):
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Import the declared cache resets now that the tests' own imports have run."""
-        for ref in self.settings.reset_caches:
-            from truegreen.core.references import resolve_callable
+        if not self.settings.reset_caches:
+            return
+        from truegreen.core.references import resolve_callable
 
+        for ref in self.settings.reset_caches:
             try:
                 reset = resolve_callable(ref)
             except Exception as exc:  # any failure to import is the user's to fix

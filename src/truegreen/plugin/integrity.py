@@ -194,11 +194,13 @@ class IntegrityPlugin(HooksOnly):
         that they passed there. A pattern the selection could not have held, and a gate
         test the user's selection left out, go to ``not_required``.
         """
-        found = []
-        args = selection_args(self.config) if self.must_run else []
-        for pattern in self.must_run:
-            from truegreen.core.mustrun import matches
+        found: list[str] = []
+        if not self.must_run:
+            return found
+        from truegreen.core.mustrun import matches  # only a run with gates reads the patterns
 
+        args = selection_args(self.config)
+        for pattern in self.must_run:
             hits = [n for n in self.collected if matches(n, pattern)]
             if not hits:
                 if self._selection_holds(pattern, args):

@@ -11,20 +11,12 @@ pytest process's start-up (bench/guard_overhead.py --startup). Fixtures are defi
 
 from __future__ import annotations
 
-_LISTED: dict[type, tuple[str, ...]] = {}
-
 
 class HooksOnly:
-    """A plugin object whose ``dir()`` is its hooks."""
+    """A plugin object whose ``dir()`` is its hooks: the ``pytest_`` methods of its class
+    (truegreen sets no hook on an instance)."""
 
     __slots__ = ()
 
     def __dir__(self) -> list[str]:
-        cls = type(self)
-        names = _LISTED.get(cls)
-        if names is None:
-            names = _LISTED[cls] = tuple(n for n in dir(cls) if n.startswith("pytest_"))
-        hooks = list(names)
-        # The per-test fan-out sets its hooks on the instance.
-        hooks.extend(n for n in vars(self) if n.startswith("pytest_") and n not in names)
-        return hooks
+        return [name for name in dir(type(self)) if name.startswith("pytest_")]
