@@ -14,11 +14,19 @@ kernel's part of importing the guards counts too); configurations alternate over
 - baseline (``--baseline SRC``): the defaults with another checkout's ``src/`` first on
   ``PYTHONPATH``, its shim and guards included.
 
+The same test also forks ``--children`` times and execs ``/bin/true`` from the forked copy,
+as ``sh`` and ``pexpect`` start every program: the copy raises the exec's audit event with the
+session's guards in it, so what it does before the ``exec`` is the guards' cost. Each spawn's
+CPU is this process's and its children's (``RUSAGE_SELF`` and ``RUSAGE_CHILDREN``) over the
+fork, the exec and the wait.
+
 With ``--callgrind``, one child of each configuration is also run under callgrind
 (``PYTHONHASHSEED=0``): the instructions of a single child start, which repeat exactly.
 Only truegreen is loaded (``--disable-plugin-autoload``).
 
     python bench/child_start.py [--children 20] [--rounds 5] [--callgrind] [--baseline SRC]
+
+(POSIX only: the forked spawns need ``os.fork``.)
 """
 
 from __future__ import annotations
@@ -41,7 +49,26 @@ CHILDREN = {children}
 CALLGRIND = {callgrind}
 
 
+def _cpu():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def test_children():
+    # The forks first: a session that has started nothing yet through subprocess (whose
+    # spawns this process records itself, importing the records on the way).
+    forks = []
+    for _ in range(CHILDREN):
+        before = _cpu()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.execv("/bin/true", ["/bin/true"])
+            finally:
+                os._exit(127)
+        os.waitpid(pid, 0)
+        forks.append(_cpu() - before)
     argv = [sys.executable, "-c", "pass"]
     costs = []
     for _ in range(CHILDREN):
@@ -49,7 +76,7 @@ def test_children():
         assert subprocess.run(argv).returncode == 0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         costs.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    found = {{"cpu": costs}}
+    found = {{"cpu": costs, "fork": forks}}
     if CALLGRIND:
         counted = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
         done = subprocess.run(counted, capture_output=True, text=True,
@@ -96,9 +123,12 @@ def main() -> int:
         source = TEST.format(children=args.children, callgrind=False)
         (root / "test_children.py").write_text(source)
         cpu: dict[str, list[float]] = {name: [] for name in configs}
+        forks: dict[str, list[float]] = {name: [] for name in configs}
         for _ in range(args.rounds):
             for name, extra in configs.items():
-                cpu[name].extend(one_run(root, extra, envs.get(name))["cpu"])
+                found = one_run(root, extra, envs.get(name))
+                cpu[name].extend(found["cpu"])
+                forks[name].extend(found["fork"])
         counted: dict[str, float] = {}
         if args.callgrind:
             (root / "test_children.py").write_text(TEST.format(children=1, callgrind=True))
@@ -115,6 +145,11 @@ def main() -> int:
         if name in counted:
             line += f"  instructions {counted[name] / 1e6:.1f}M"
         print(line)
+    print("fork, then exec /bin/true from the forked copy (as sh and pexpect start programs):")
+    base = statistics.median(forks["unguarded"])
+    for name in configs:
+        median = statistics.median(forks[name])
+        print(f"{name + ':':<12} CPU {median * 1e3:6.2f} ms a spawn ({median / base:.2f}x)")
     return 0
 
 

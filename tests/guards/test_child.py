@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from truegreen.guards.child import running_test
@@ -69,3 +71,40 @@ def test_a_guarded_child_loads_only_what_guarding_needs() -> None:
     loaded, _, early = done.stdout.strip().partition(" ")
     assert loaded == "True"  # the shim loaded the guards into the child
     assert early == "[]"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_a_forked_child_records_its_exec_with_what_its_parent_readied() -> None:
+    """A library that forks and then execs in Python (``sh``, ``pexpect``) runs the exec's
+    audit event in the forked copy: what the record needs (the records' module, the running
+    test, the user's line) is imported and worked out in the parent as it forks, once, not
+    again in every copy (about 5 ms a fork). The guarded child below forks; its copy raises
+    the exec's event and reports the spawns it recorded and the modules it had to import.
+
+    Ablation: delete `guard.before_fork()` in `src/truegreen/guards/spawns.py` (the copy
+    imports the records and their writer itself).
+    """
+    import ast
+    import subprocess
+    import sys
+
+    code = """if True:
+        import os, sys
+        from truegreen.guards import active
+        guard = active.current()
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            before = set(sys.modules)
+            sys.audit("os.exec", "/bin/true", ["/bin/true"], None)
+            new = sorted(set(sys.modules) - before)
+            os.write(writer, repr((len(guard.spawns), new)).encode())
+            os._exit(0)
+        os.close(writer)
+        print(os.read(reader, 65536).decode())
+        os.waitpid(pid, 0)
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    spawns, imported = ast.literal_eval(done.stdout)
+    assert spawns == 1  # the premise: the copy recorded the program it was about to exec
+    assert imported == [], imported

@@ -55,6 +55,7 @@ class Guard:
         # ... and of each child started by ``os.posix_spawn`` or ``os.spawn*`` (a pid only).
         self.on_spawn: Optional[Callable[[Optional[str], Optional[str], list[str]], None]] = None
         self._offsets: dict[str, int] = {}
+        self._fork_ready = False
         # This process's stream in the run's directory, made at its first record.
         self.sink: Optional[StreamWriter] = None
         self._stream = self._stream_path()
@@ -79,6 +80,23 @@ class Guard:
         self._offsets = {}
         self.sink = None
         self._stream = self._stream_path()
+
+    def before_fork(self) -> None:
+        """About to fork: import and work out here, once, what a forked child needs to record
+        what it does (the records and their writer, the running test, the user's line, the
+        programs that dial out). Left lazy, every copy the fork makes would do it again before
+        its ``exec``: about 5 ms a fork for a library that forks and execs in Python (``sh``,
+        ``pexpect``)."""
+        if self._fork_ready:
+            return
+        self._fork_ready = True
+        import json  # noqa: F401 - the records' writer
+
+        from truegreen.guards import children, current, sites, violations  # noqa: F401
+
+        sites.ready()
+        if self.policy.network != "allow":
+            from truegreen.guards import netprograms  # noqa: F401
 
     def emit(self, record: dict[str, Any]) -> None:
         if self._stream:

@@ -22,6 +22,12 @@ def _tools() -> tuple[str, ...]:
 
 
 def _stdlib() -> tuple[str, ...]:
+    # The directory of os.py holds the standard library's Python modules: what sysconfig
+    # calls "stdlib", without the 2 ms its import and its paths cost a child at its first
+    # record. A frozen application's os may have no file: then sysconfig says.
+    where = getattr(os, "__file__", None)
+    if where:
+        return (os.path.join(os.path.dirname(where), ""),)
     import sysconfig
 
     paths = sysconfig.get_paths()
@@ -33,10 +39,17 @@ _STDLIB: tuple[str, ...] = ()
 _SITE_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
-def _skip(name: str) -> bool:
+def ready() -> None:
+    """Work out which files are Python's and the tools': at the first record, or before a
+    fork (a forked child then inherits the answer)."""
     global _TOOLS, _STDLIB
-    if not _STDLIB:  # worked out at the first violation, not at start-up
+    if not _STDLIB:
         _TOOLS, _STDLIB = _tools(), _stdlib()
+
+
+def _skip(name: str) -> bool:
+    if not _STDLIB:  # worked out at the first violation, not at start-up
+        ready()
     if name.startswith(("<frozen", "<__array_function__", *_TOOLS)):
         return True
     return name.startswith(_STDLIB) and not any(part in name for part in _SITE_PACKAGES)

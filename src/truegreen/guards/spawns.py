@@ -185,5 +185,6 @@ def _anonymous(words: list[str], env: Any, cwd: Any) -> bool:
 
 
 def _forked(guard: Guard) -> None:
+    guard.before_fork()
     if guard.where is not None:
         guard.spawned = True
