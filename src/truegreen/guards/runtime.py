@@ -82,11 +82,10 @@ class Guard:
         self._stream = self._stream_path()
 
     def before_fork(self) -> None:
-        """About to fork: import and work out here, once, what a forked child needs to record
-        what it does (the records and their writer, the running test, the user's line, the
-        programs that dial out). Left lazy, every copy the fork makes would do it again before
-        its ``exec``: about 5 ms a fork for a library that forks and execs in Python (``sh``,
-        ``pexpect``)."""
+        """About to fork: import here, once, what a forked copy needs to record what it does
+        (the records and their writer, the running test, the user's line, the programs that
+        dial out). Left lazy, every copy would import them again before its ``exec``: 1-2 ms a
+        program for a library that forks and execs in Python (``sh``, ``pexpect``)."""
         if self._fork_ready:
             return
         self._fork_ready = True
@@ -94,7 +93,6 @@ class Guard:
 
         from truegreen.guards import children, current, sites, violations  # noqa: F401
 
-        sites.ready()
         if self.policy.network != "allow":
             from truegreen.guards import netprograms  # noqa: F401
 

@@ -39,17 +39,10 @@ _STDLIB: tuple[str, ...] = ()
 _SITE_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
-def ready() -> None:
-    """Work out which files are Python's and the tools': at the first record, or before a
-    fork (a forked child then inherits the answer)."""
-    global _TOOLS, _STDLIB
-    if not _STDLIB:
-        _TOOLS, _STDLIB = _tools(), _stdlib()
-
-
 def _skip(name: str) -> bool:
+    global _TOOLS, _STDLIB
     if not _STDLIB:  # worked out at the first violation, not at start-up
-        ready()
+        _TOOLS, _STDLIB = _tools(), _stdlib()
     if name.startswith(("<frozen", "<__array_function__", *_TOOLS)):
         return True
     return name.startswith(_STDLIB) and not any(part in name for part in _SITE_PACKAGES)
