@@ -2,7 +2,8 @@
 
 For each project: download its source distribution (pinned, with its tests) with
 ``pip download --no-deps --no-binary :all:``, install it with the test dependencies it declares
-into a venv of its own (plus this truegreen checkout, editable), then run its suite
+into a venv of its own (plus a wheel of this truegreen checkout, built once per invocation and
+installed again into every venv, as a user installs truegreen), then run its suite
 
 1. plain (``-p no:truegreen``) and under truegreen's defaults (hermetic seal, write, network and
    program guards), on each machine of ``--profile``: *clean* (an empty home) and *developer*
@@ -441,22 +442,38 @@ def fetch(project: Project, work: Path, profile: str = "clean") -> Path:
     return source
 
 
-def install(project: Project, source: Path, work: Path) -> Path:
-    """The project's venv, with the project, its test dependencies and truegreen."""
+def truegreen_wheel(work: Path) -> Path:
+    """A wheel of this truegreen checkout, built once per invocation: the suites run truegreen
+    installed as a user installs it, into ``site-packages`` with its bytecode compiled. An
+    editable install would put the checkout's ``src/`` on every process's ``sys.path``, where
+    Hypothesis, for one, takes truegreen's modules for the project's own code and parses them."""
+    wheels = work / "truegreen-wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    must([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels),
+          str(ROOT)], work)  # fmt: skip
+    (wheel,) = wheels.glob("truegreen-*.whl")
+    return wheel
+
+
+def install(project: Project, source: Path, work: Path, wheel: Path) -> Path:
+    """The project's venv, with the project, its test dependencies and truegreen's ``wheel``
+    (installed again on every invocation: the venv is kept, the checkout changes)."""
     home = work / project.name / "venv"
     python = home / "bin" / "python"
-    spec = json.dumps([project.version, project.requirements, str(ROOT)])
+    spec = json.dumps([project.version, project.requirements, "wheel"])
     marker = home / "installed.json"
-    if marker.exists() and marker.read_text() == spec:
-        return python
-    shutil.rmtree(home, ignore_errors=True)
-    venv.create(home, with_pip=True)
-    # Extras name the project itself: install it from the unpacked sources, not the index.
-    requirements = [r.replace(project.name, str(source), 1) if r.startswith(f"{project.name}[")
-                    else r for r in project.requirements]  # fmt: skip
-    must([str(python), "-m", "pip", "install", "-q", str(source), *requirements,
-          "-e", str(ROOT)], work)  # fmt: skip
-    marker.write_text(spec)
+    if not (marker.exists() and marker.read_text() == spec):
+        shutil.rmtree(home, ignore_errors=True)
+        venv.create(home, with_pip=True)
+        # Extras name the project itself: install it from the unpacked sources, not the index.
+        requirements = [r.replace(project.name, str(source), 1)
+                        if r.startswith(f"{project.name}[") else r
+                        for r in project.requirements]  # fmt: skip
+        must([str(python), "-m", "pip", "install", "-q", str(source), *requirements,
+              str(wheel)], work)  # fmt: skip
+        marker.write_text(spec)
+    must([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
+          str(wheel)], work)  # fmt: skip
     return python
 
 
@@ -574,14 +591,15 @@ def paired_rounds(row: Row, rounds: int, python: Path, work: Path) -> None:
         row.rounds.append((pair["plain"], pair["truegreen"]))
 
 
-def measure(project: Project, work: Path, flakes_under: float, profiles: tuple[str, ...],
-            stages: tuple[str, ...], rounds: int = 1) -> Row:  # fmt: skip
+def measure(project: Project, work: Path, wheel: Path, flakes_under: float,
+            profiles: tuple[str, ...], stages: tuple[str, ...],
+            rounds: int = 1) -> Row:  # fmt: skip
     row = Row(project, profiles, stages)
     clock = time.perf_counter()
     source = fetch(project, work)
     row.steps["fetch"] = time.perf_counter() - clock
     clock = time.perf_counter()
-    python = install(project, source, work)
+    python = install(project, source, work, wheel)
     truegreen = str(python.parent / "truegreen")
     row.steps["install"] = time.perf_counter() - clock
     out = work / project.name / "out"
@@ -834,11 +852,12 @@ def main() -> int:
     profiles = PROFILES if args.profile == "both" else (args.profile,)
     stages = choice(parser, "--stages", args.stages, STAGES)
     args.work.mkdir(parents=True, exist_ok=True)
+    wheel = truegreen_wheel(args.work.resolve())
     rows = []
     for project in chosen:
         print(f"{project.name} {project.version} ...", file=sys.stderr, flush=True)
-        rows.append(measure(project, args.work.resolve(), args.flakes_under, profiles, stages,
-                            args.rounds))  # fmt: skip
+        rows.append(measure(project, args.work.resolve(), wheel, args.flakes_under, profiles,
+                            stages, args.rounds))  # fmt: skip
     print_table(rows)
     medians = [statistics.median(r) for row in rows if (r := row.ratios())]
     if len(medians) > 1:
