@@ -76,10 +76,10 @@ def test_a_guarded_child_loads_only_what_guarding_needs() -> None:
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_a_forked_child_records_its_exec_with_what_its_parent_readied() -> None:
     """A library that forks and then execs in Python (``sh``, ``pexpect``) runs the exec's
-    audit event in the forked copy: what the record needs (the records' module, the running
-    test, the user's line) is imported and worked out in the parent as it forks, once, not
-    again in every copy (about 5 ms a fork). The guarded child below forks; its copy raises
-    the exec's event and reports the spawns it recorded and the modules it had to import.
+    audit event in the forked copy: what the record needs (the records and their writer, the
+    running test, the user's line) is imported in the parent as it forks, once, not again in
+    every copy (1-2 ms a fork). The guarded child below forks; its copy raises the exec's
+    event and reports the spawns it recorded and the modules it had to import.
 
     Ablation: delete `guard.before_fork()` in `src/truegreen/guards/spawns.py` (the copy
     imports the records and their writer itself).
