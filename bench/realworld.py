@@ -79,6 +79,13 @@ class Project:
     args: tuple[str, ...] = ("tests",)  # the test files or options selected
     declared: str = ""  # where ``requirements`` come from
     tests: str = "tests"  # the directory the audit reads
+    cache: bool = False  # keep pytest's cache plugin (a plugin of the suite's needs it)
+
+    @property
+    def no_cache(self) -> tuple[str, ...]:
+        """The option that turns pytest's cache off (a run must not read a stale one), unless
+        the suite needs it."""
+        return () if self.cache else ("-p", "no:cacheprovider")
 
 
 PROJECTS = [
@@ -165,6 +172,14 @@ PROJECTS = [
             # click 8.2 deprecates what typer 0.12 calls, and its filterwarnings make it an error
             declared="requirements-tests.txt (pytest-cov, pytest-sugar, mypy, ruff left out); "
                      "click of its era (< 8.2)"),
+    # A dev server in a child process, reached over loopback and a Unix socket: the child's
+    # environment replaces PYTHONPATH, and pytest-xprocess keeps it running across the test
+    # and its state in pytest's cache
+    Project("werkzeug", "3.0.6", ("pytest>=8,<9", "pytest-timeout", "pytest-xprocess<1",
+                                  "cryptography", "watchdog", "ephemeral-port-reserve", "cffi"),
+            declared="requirements/tests.in", cache=True,  # xprocess keeps its state there
+            # the reloader test waits, without a limit, for a restart that never comes here
+            args=("tests", "--deselect", "tests/test_serving.py::test_reloader_sys_path")),
 ]  # fmt: skip
 
 
@@ -477,11 +492,14 @@ def install(project: Project, source: Path, work: Path, wheel: Path) -> Path:
     return python
 
 
-def outcomes(junit: Path) -> dict[str, str]:
-    """Each test case's outcome in a JUnit report."""
+def outcomes(junit: Path, source: Path) -> dict[str, str]:
+    """Each test case's outcome in a JUnit report. A test id that spells the run's copy of the
+    sources (werkzeug parametrizes with absolute paths) names it ``<src>``: each machine runs
+    its own copy, and the same test must have the same id on both."""
     found = {}
+    here = str(source.resolve())
     for case in ET.parse(junit).iter("testcase"):
-        name = f"{case.get('classname')}::{case.get('name')}"
+        name = f"{case.get('classname')}::{case.get('name')}".replace(here, "<src>")
         kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
         found[name] = kinds[0] if kinds else "passed"
         if found[name] == "skipped" and case.find("skipped").get("type") == "pytest.xfail":  # type: ignore[union-attr]
@@ -525,7 +543,7 @@ def flakes(row: Row, truegreen: str, work: Path, env: dict[str, str]) -> None:
     """``truegreen flakes --runs 3`` on a fresh copy, with a fixed seed so a rerun repeats it."""
     source = fetch(row.project, work)
     argv = [truegreen, "flakes", "--runs", str(FLAKE_RUNS), "--seed", str(FLAKE_SEED),
-            "--run-timeout", "600", "--format", "json", "--", "-p", "no:cacheprovider",
+            "--run-timeout", "600", "--format", "json", "--", *row.project.no_cache,
             *row.project.args]  # fmt: skip
     clock = time.perf_counter()
     status, output, _ = run(argv, source, env)
@@ -546,7 +564,7 @@ def suite(row: Row, profile: str, mode: str, python: Path, work: Path) -> str:
     label = f"{profile}-{mode}"
     source = fetch(row.project, work, profile)
     home = make_home(profile)
-    argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *row.project.args,
+    argv = [str(python), "-m", "pytest", "-q", *row.project.no_cache, *row.project.args,
             f"--junitxml={out / (label + '.xml')}"]  # fmt: skip
     if mode == "plain":
         argv += ["-p", "no:truegreen"]
@@ -562,8 +580,8 @@ def suite(row: Row, profile: str, mode: str, python: Path, work: Path) -> str:
         drop_home(home)
     (out / f"{label}.txt").write_text(output)
     junit = out / f"{label}.xml"
-    row.runs[(profile, mode)] = Run(outcomes(junit) if junit.exists() else {}, status, cpu, wall,
-                                    change)  # fmt: skip
+    found = outcomes(junit, source) if junit.exists() else {}
+    row.runs[(profile, mode)] = Run(found, status, cpu, wall, change)
     row.steps[label] = wall
     return output
 
@@ -580,8 +598,7 @@ def paired_rounds(row: Row, rounds: int, python: Path, work: Path) -> None:
         for mode in MODES if index % 2 == 0 else MODES[::-1]:
             source = fetch(row.project, work)
             home = make_home("clean")
-            argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    *row.project.args]  # fmt: skip
+            argv = [str(python), "-m", "pytest", "-q", *row.project.no_cache, *row.project.args]
             if mode == "plain":
                 argv += ["-p", "no:truegreen"]
             try:
@@ -639,8 +656,8 @@ def measure(project: Project, work: Path, wheel: Path, flakes_under: float,
         home = make_home(row.leaks_profile)
         clock = time.perf_counter()
         try:
-            _, output, _ = run([truegreen, "leaks", "--format", "json", "--", "-p",
-                                "no:cacheprovider", *project.args], source,
+            _, output, _ = run([truegreen, "leaks", "--format", "json", "--",
+                                *project.no_cache, *project.args], source,
                                machine(row.leaks_profile, python, home))  # fmt: skip
         finally:
             drop_home(home)

@@ -215,6 +215,42 @@ def test_unix_sockets_are_not_network(pytester: pytest.Pytester) -> None:
     pytester.runpytest_subprocess(*NO_TREE_GUARD).assert_outcomes(passed=2)
 
 
+def test_a_name_no_resolver_would_ask_about_is_no_violation(pytester: pytest.Pytester) -> None:
+    """http.server serving a Unix socket (werkzeug's dev server) looks up "/", the first
+    character of the socket's path, for its own name: the C library turns such a name away
+    without a packet, so the look-up cannot make a test depend on the network. The events are
+    raised with `sys.audit`: nothing is looked up here.
+
+    Ablation: replace `not is_no_host_name(text)` with `True` in
+    `src/truegreen/guards/network.py`. Restored."""
+    pytester.makepyfile(
+        """
+        import sys
+
+        import pytest
+        from truegreen.guards.errors import NetworkBlocked
+
+        @pytest.mark.parametrize("name", ["/", "/tmp/server.sock", "localhost:8080", "*"])
+        def test_no_host_name(name):
+            sys.audit("socket.gethostbyaddr", name)
+            sys.audit("socket.getaddrinfo", name, None, 0, 0, 0)
+
+        @pytest.mark.parametrize(
+            "name", ["example.invalid", "2001:db8::1", "b\u00fccher.example", "_srv._tcp.example"]
+        )
+        def test_a_name(name):
+            with pytest.raises(NetworkBlocked, match="may not resolve"):
+                sys.audit("socket.gethostbyaddr", name)
+        """
+    )
+    result = pytester.runpytest_subprocess(*NO_TREE_GUARD, "-rA")
+    result.assert_outcomes(passed=4, failed=4)  # premise: the names are refused and fail
+    result.stdout.fnmatch_lines(["FAILED *test_a_name?2001:db8::1?*"])
+    for name in ("/", "localhost:8080", "*"):
+        assert f"blocked resolve {name} " not in result.stdout.str()
+    assert result.stdout.str().count("PASSED") == 4
+
+
 def test_the_machines_own_name_resolves(
     pytester: pytest.Pytester,
 ) -> None:

@@ -461,6 +461,36 @@ def test_our_tool_caches_and_the_sealed_home_are_not_violations(
     assert snapshot_tree(home) == before
 
 
+def test_pytests_cache_made_during_a_test_is_no_violation(pytester: pytest.Pytester) -> None:
+    """In werkzeug's suite pytest-xprocess's session fixture is the first to use pytest's
+    cache, so the cache directory is made inside a test's setup: pytest makes it in a staging
+    directory beside it (``pytest-cache-files-*``) and renames that into place.
+
+    Ablation: replace `part.startswith((".coverage.", PYTEST_CACHE_STAGING))` with
+    `part.startswith(".coverage.")` in `src/truegreen/core/paths.py`. Restored."""
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def state(request):
+            return request.config.cache.mkdir("plugin-state")
+        """
+    )
+    pytester.makepyfile(
+        """
+        def test_uses_state(state):
+            assert state.is_dir()
+        """
+    )
+    cache = pytester.path / ".pytest_cache"
+    assert not cache.exists()
+    result = run(pytester)
+    assert (cache / "d" / "plugin-state").is_dir()  # premise: the fixture made the cache
+    assert "pytest-cache-files-" not in result.stdout.str()
+    result.assert_outcomes(passed=1)
+
+
 def test_calls_bound_to_fail_are_no_writes(pytester: pytest.Pytester) -> None:
     """filelock's tests lock "" and ".": `Path("").parent.mkdir(exist_ok=True)` makes the
     existing project root, and opening "" or "." for writing fails before anything is written.

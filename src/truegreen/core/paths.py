@@ -25,10 +25,21 @@ CACHE_PARTS = frozenset(
 )
 
 
+# pytest (8.1 on) makes its cache directory in a temporary directory beside it, named with
+# this prefix, and renames that into place: the first ``config.cache`` use inside a test
+# (pytest-xprocess's session fixture) writes there.
+PYTEST_CACHE_STAGING = "pytest-cache-files-"
+
+
 def is_tool_cache(part: str) -> bool:
     """Whether one path component is a tool cache (coverage.py's data files included,
-    ``.coverage`` and ``.coverage.<host>.<pid>``; ``.coveragerc`` is configuration)."""
-    return part in CACHE_PARTS or part == ".coverage" or part.startswith(".coverage.")
+    ``.coverage`` and ``.coverage.<host>.<pid>``; ``.coveragerc`` is configuration), or the
+    directory pytest stages its cache in."""
+    return (
+        part in CACHE_PARTS
+        or part == ".coverage"
+        or part.startswith((".coverage.", PYTEST_CACHE_STAGING))
+    )
 
 
 class Roots:

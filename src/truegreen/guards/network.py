@@ -58,6 +58,27 @@ def is_own_name(host: str) -> bool:
     return host.lower() == gethostname().lower()
 
 
+# What a host name is spelt with: letters, digits, dots, hyphens and underscores (and any
+# non-ASCII letter, which the resolver sends encoded as IDNA).
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+
+
+def is_no_host_name(host: str) -> bool:
+    """Whether ``host`` can be neither a host name nor an address, so that a look-up of it
+    fails on any machine, network or not (glibc and musl turn it away without sending a
+    query). ``http.server`` serving a Unix socket looks up ``"/"``, the first character of
+    its path, for its own name."""
+    if all(c in _NAME_CHARS or c >= "\x80" for c in host):
+        return False
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])  # an IPv6 address has colons
+    except ValueError:
+        return True
+    return False
+
+
 def _allowed(guard: Guard, host: str, port: Optional[int]) -> bool:
     for allowed_host, allowed_port in (*guard.policy.allow_hosts, *guard.extra_hosts):
         host_ok = allowed_host == "*" or allowed_host.lower() == host.lower()
@@ -156,7 +177,9 @@ def listeners(guard: Guard) -> dict[str, Listener]:
             return
         text = os.fsdecode(host) if isinstance(host, bytes) else str(host)
         port = args[1] if len(args) > 1 and isinstance(args[1], int) else None
-        if not is_loopback(text) and not _allowed(guard, text, port) and not is_own_name(text):
+        if is_loopback(text) or _allowed(guard, text, port) or is_own_name(text):
+            return
+        if not is_no_host_name(text):
             refuse("resolve", text, port, "not a loopback address")
 
     def on_address(operation: str) -> Listener:
