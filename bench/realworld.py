@@ -180,6 +180,9 @@ PROJECTS = [
             declared="requirements/tests.in", cache=True,  # xprocess keeps its state there
             # the reloader test waits, without a limit, for a restart that never comes here
             args=("tests", "--deselect", "tests/test_serving.py::test_reloader_sys_path")),
+    # An application's instance folder, a .env read by python-dotenv, the CLI's app discovery
+    Project("flask", "3.0.3", ("pytest>=8,<9", "asgiref", "python-dotenv"),
+            declared="requirements/tests.in"),
 ]  # fmt: skip
 
 
