@@ -183,6 +183,16 @@ PROJECTS = [
     # An application's instance folder, a .env read by python-dotenv, the CLI's app discovery
     Project("flask", "3.0.3", ("pytest>=8,<9", "asgiref", "python-dotenv"),
             declared="requirements/tests.in"),
+    # An HTTP client against servers in threads (uvicorn, loopback, TLS from trustme) and a
+    # fixture that clears os.environ for every test; the tests marked network need the internet
+    Project("httpx", "0.27.2", ("httpx[brotli,cli,http2,socks,zstd]", "pytest>=8,<9", "trustme",
+                                "uvicorn", "trio", "chardet", "cryptography"),
+            declared="its repository's requirements.txt (the test part; not in the sdist)",
+            args=("tests", "-m", "not network")),
+    # The user's config file and replay directory under ~, templates cloned with git and hg
+    Project("cookiecutter", "2.6.0", ("pytest>=8,<9", "pytest-mock", "freezegun"),
+            declared="test_requirements.txt (pytest-cov left out: addopts cleared)",
+            args=("tests", "-o", "addopts=")),  # addopts: coverage
 ]  # fmt: skip
 
 
